@@ -1,0 +1,75 @@
+"""The sandbox interface: run untrusted code, always get a result back.
+
+A failing user program (syntax error, crash, timeout, memory blow-up) is an :class:`ExecResult`
+with a status, never an exception. Only setup problems raise
+(:class:`~causalverify.errors.SandboxUnavailableError`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from causalverify.families import Language
+
+ExecStatus = Literal[
+    "ok",
+    "error",
+    "timeout",
+    "cpu_limit",
+    "memory_limit",
+    "output_limit",
+    "killed",
+    "sandbox_unavailable",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """Resource limits for one execution."""
+
+    wall_seconds: float = 120.0
+    cpu_seconds: float = 60.0
+    memory_mb: int = 2048
+    max_processes: int = 64
+    max_output_bytes: int = 1_000_000
+
+
+class ExecResult(BaseModel):
+    """What happened when a script ran."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: ExecStatus
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    wall_seconds: float
+    cpu_seconds: float
+    peak_memory_mb: float | None = None
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    sandboxed: bool = True
+    #: set when the failure is caused by an R/Python package that is not installed
+    missing_package: str | None = None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+#: files placed in the scratch folder: relative path -> content (bytes) or a host file to copy
+Files = Mapping[str, bytes | Path]
+
+
+class Sandbox(Protocol):
+    """Runs a script with its files in a private scratch folder under resource limits."""
+
+    def run(
+        self, code: str, language: Language, files: Files, limits: Limits | None = None
+    ) -> ExecResult: ...

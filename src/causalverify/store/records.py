@@ -1,0 +1,125 @@
+"""The per-cell record stored in the run store: everything needed to rescore without a model.
+
+A *cell* is one (scenario, model, language, sample). Its record keeps the rendered prompt, the raw
+response, the extracted code, the execution, the extraction(s) and the scores, so that ``score``,
+``report``, ``freeze`` and ``verify`` work from the store alone.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from causalverify.families import Difficulty, Family, Language
+from causalverify.sandbox.base import ExecResult
+
+CellStatus = Literal[
+    "api_error",  # the provider failed after retries: retried on resume
+    "no_response",  # empty answer (fails L1)
+    "no_code",  # no code block of the requested language (fails L2a)
+    "parse_error",  # code does not parse (fails L2a)
+    "missing_package",  # execution failed because a package is not installed
+    "exec_error",  # non-zero exit status
+    "timeout",  # wall clock or CPU limit
+    "resource_limit",  # memory, output or process limit, or killed
+    "no_estimate",  # ran, but no effect could be extracted
+    "wrong",  # extracted estimate outside the tolerance
+    "correct",  # L2b+ pass
+    "unscoreable",  # |canonical| < 1e-9: excluded from rates
+]
+
+ExtractionMethod = Literal["deterministic", "judge"]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class CellKey(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scenario_id: str
+    model: str
+    language: Language
+    sample: int = 0
+
+    def as_tuple(self) -> tuple[str, str, str, int]:
+        return (self.scenario_id, self.model, self.language, self.sample)
+
+
+class ModelResponse(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content: str | None
+    stop_reason: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    truncated: bool = False
+    cached: bool = False
+    error: str | None = None
+    latency_seconds: float = 0.0
+    model: str | None = None
+
+
+class CodeRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    language: Language
+    code: str | None
+    block_index: int | None = None
+    parses: bool = False
+    parse_error: str | None = None
+
+
+class ExtractionRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method: ExtractionMethod
+    value: float | None
+    rule: str
+    line: int | None = None
+    rationale: str = ""
+
+
+class ScoreRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    profile: str
+    tolerance: float
+    extractor: str
+    L1: bool
+    L2a: bool
+    L2b: bool
+    L2b_plus: bool | None = Field(description="None when the cell is unscoreable or did not execute")
+    rel_error: float | None = None
+    unscoreable: bool = False
+    matched_conversion: str | None = None
+    estimate: float | None = None
+
+
+class CellRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: CellKey
+    family: Family
+    difficulty: Difficulty
+    beta: float
+    canonical: float
+    conversions: dict[str, int] = Field(default_factory=dict)
+    protocol: str
+    prompt: list[Message]
+    prompt_sha256: str
+    response: ModelResponse | None = None
+    code: CodeRecord | None = None
+    execution: ExecResult | None = None
+    extraction: ExtractionRecord | None = None
+    judge: ExtractionRecord | None = None
+    extraction_disagree: bool = False
+    scores: ScoreRecord | None = None
+    status: CellStatus
+    timings: dict[str, float] = Field(default_factory=dict)

@@ -1,0 +1,22 @@
+"""Canonical estimators: the reference every model's estimate is scored against.
+
+``canonical(df, family)`` (profile ``paper``, BENCHMARK §2.2) is built on pyfixest, statsmodels and
+linearmodels. :mod:`causalverify.estimators.closed_form` is an independent numpy implementation of
+the same estimators, used to cross-check them.
+"""
+
+from __future__ import annotations
+
+from causalverify.estimators._canonical import PROFILES, Profile, canonical
+from causalverify.estimators._result import CanonicalResult
+from causalverify.estimators.layout import PUBLISHED_LAYOUT, REQUIRED_COLUMNS, validate_columns
+
+__all__ = [
+    "PROFILES",
+    "PUBLISHED_LAYOUT",
+    "REQUIRED_COLUMNS",
+    "CanonicalResult",
+    "Profile",
+    "canonical",
+    "validate_columns",
+]

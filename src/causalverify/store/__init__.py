@@ -1,0 +1,33 @@
+"""The SQLite run store and the per-cell table built from it."""
+
+from __future__ import annotations
+
+from causalverify.store.compare import stable_view
+from causalverify.store.records import (
+    CellKey,
+    CellRecord,
+    CellStatus,
+    CodeRecord,
+    ExtractionRecord,
+    Message,
+    ModelResponse,
+    ScoreRecord,
+)
+from causalverify.store.sqlite import STORE_FILE, RunStore
+from causalverify.store.table import COLUMNS, cells_frame
+
+__all__ = [
+    "COLUMNS",
+    "STORE_FILE",
+    "CellKey",
+    "CellRecord",
+    "CellStatus",
+    "CodeRecord",
+    "ExtractionRecord",
+    "Message",
+    "ModelResponse",
+    "RunStore",
+    "ScoreRecord",
+    "cells_frame",
+    "stable_view",
+]

@@ -1,0 +1,198 @@
+"""The run store: one SQLite file per run, in WAL mode, one transaction per finished cell.
+
+Schema (``run.sqlite`` inside the run folder)::
+
+    meta(key TEXT PRIMARY KEY, value TEXT)          -- value is JSON
+    cells(scenario_id TEXT, model TEXT, language TEXT, sample INTEGER,
+          status TEXT, record TEXT, seq INTEGER,
+          PRIMARY KEY (scenario_id, model, language, sample))
+
+``record`` is ``CellRecord.model_dump_json()``; ``seq`` increases with every write, so the order in
+which cells were finished is known without wall-clock timestamps. ``synchronous=FULL`` makes a
+committed cell durable even against a power cut; a ``kill -9`` loses at most the cells in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from causalverify.errors import StoreError
+from causalverify.store.records import CellKey, CellRecord, CellStatus
+
+STORE_FILE = "run.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cells (
+    scenario_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    language TEXT NOT NULL,
+    sample INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    record TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (scenario_id, model, language, sample)
+);
+"""
+
+_ORDER = "ORDER BY scenario_id, model, language, sample"
+
+
+class RunStore:
+    """A resumable, transactional store of cell records and run metadata.
+
+    Use :meth:`open` rather than the constructor. The store is safe to share between threads:
+    every statement runs under one lock on one connection.
+    """
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = connection
+        self._lock = threading.RLock()
+        self._closed = False
+
+    @classmethod
+    def open(cls, run_dir: Path, *, create: bool = False) -> RunStore:
+        """Open the store of a run folder.
+
+        Parameters
+        ----------
+        run_dir
+            The run folder; the database is ``run_dir/run.sqlite``.
+        create
+            Create the folder and an empty store if they do not exist.
+
+        Raises
+        ------
+        StoreError
+            If there is no store and ``create`` is false, or the file is not a run store.
+        """
+        run_dir = Path(run_dir)
+        path = run_dir / STORE_FILE
+        if not path.exists():
+            if not create:
+                raise StoreError(
+                    f"no run store at {path}; run `causalverify run --out {run_dir}` first"
+                )
+            run_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            _ensure_schema(conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not a readable run store: {exc}") from exc
+        return cls(path, conn)
+
+    # -- metadata -------------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        """Return the run metadata (JSON values decoded), keys sorted."""
+        with self._lock:
+            rows = self._conn.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+        return {key: json.loads(value) for key, value in rows}
+
+    def set_meta(self, values: Mapping[str, Any]) -> None:
+        """Upsert metadata keys in one transaction (keys not named are kept)."""
+        rows = [(k, json.dumps(v, sort_keys=True)) for k, v in values.items()]
+        with self._lock, self._conn:
+            self._conn.executemany(
+                "INSERT INTO meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                rows,
+            )
+
+    # -- cells ----------------------------------------------------------------------------------
+
+    def has_cell(self, key: CellKey) -> bool:
+        """Whether a record is stored for ``key`` (whatever its status)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT 1 FROM cells WHERE scenario_id=? AND model=? AND language=? AND sample=?",
+                key.as_tuple(),
+            ).fetchone()
+        return row is not None
+
+    def put_cell(self, record: CellRecord) -> None:
+        """Insert or replace the record of one cell, in a single transaction."""
+        payload = record.model_dump_json()
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO cells(scenario_id, model, language, sample, status, record, seq) "
+                "VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM cells)) "
+                "ON CONFLICT(scenario_id, model, language, sample) DO UPDATE SET "
+                "status = excluded.status, record = excluded.record, seq = excluded.seq",
+                (*record.key.as_tuple(), record.status, payload),
+            )
+
+    def get_cell(self, key: CellKey) -> CellRecord | None:
+        """Return the stored record of ``key``, or None."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT record FROM cells "
+                "WHERE scenario_id=? AND model=? AND language=? AND sample=?",
+                key.as_tuple(),
+            ).fetchone()
+        return None if row is None else CellRecord.model_validate_json(row[0])
+
+    def iter_cells(self) -> Iterator[CellRecord]:
+        """Yield every record, ordered by scenario id, model, language and sample."""
+        with self._lock:
+            rows = self._conn.execute(f"SELECT record FROM cells {_ORDER}").fetchall()
+        for (payload,) in rows:
+            yield CellRecord.model_validate_json(payload)
+
+    def statuses(self) -> dict[tuple[str, str, str, int], CellStatus]:
+        """Map every stored cell key tuple to its status (cheap: no record is decoded)."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT scenario_id, model, language, sample, status FROM cells {_ORDER}"
+            ).fetchall()
+        return {(s, m, lang, int(k)): status for s, m, lang, k, status in rows}
+
+    def count_cells(self) -> int:
+        """The number of stored cells."""
+        with self._lock:
+            (count,) = self._conn.execute("SELECT COUNT(*) FROM cells").fetchone()
+        return int(count)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if not self._closed:
+                self._conn.close()
+                self._closed = True
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _ensure_schema(conn: sqlite3.Connection) -> None:
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version not in (0, SCHEMA_VERSION):
+        raise StoreError(
+            f"run store schema version {version} is not supported (expected {SCHEMA_VERSION})"
+        )
+    with conn:
+        conn.executescript(_SCHEMA)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

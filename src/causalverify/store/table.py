@@ -1,0 +1,143 @@
+"""The per-cell table: one row per stored cell, with the published column names where they apply."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any, Final
+
+import pandas as pd
+
+from causalverify.families import PUBLISHED_NAME
+from causalverify.store.records import CellRecord
+
+#: the columns of :func:`cells_frame`, in order
+COLUMNS: Final[tuple[str, ...]] = (
+    "scenario_id",
+    "method",
+    "difficulty",
+    "model",
+    "language",
+    "sample",
+    "dgp_effect",
+    "baseline_effect",
+    "L1",
+    "L2a",
+    "L2b",
+    "estimated",
+    "rel_error",
+    "L2b_plus",
+    "unscoreable",
+    "status",
+    "exec_status",
+    "missing_package",
+    "extraction_rule",
+    "judge_effect",
+    "extraction_disagree",
+    "matched_conversion",
+    "truncated",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+
+_INT_COLUMNS: Final = (
+    "sample",
+    "L1",
+    "L2a",
+    "L2b",
+    "unscoreable",
+    "extraction_disagree",
+    "truncated",
+    "input_tokens",
+    "output_tokens",
+)
+_FLOAT_COLUMNS: Final = (
+    "dgp_effect",
+    "baseline_effect",
+    "estimated",
+    "rel_error",
+    "L2b_plus",
+    "judge_effect",
+    "cost_usd",
+)
+
+
+def cells_frame(records: Iterable[CellRecord]) -> pd.DataFrame:
+    """Flatten cell records into one row per cell.
+
+    Parameters
+    ----------
+    records
+        Cell records, e.g. ``RunStore.iter_cells()``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`, rows sorted by (scenario_id, model, language, sample). Layer flags
+        are 0/1 integers; ``L2b_plus`` is 1/0 and NaN only for unscoreable cells; ``estimated``,
+        ``rel_error`` and ``judge_effect`` are NaN when absent.
+    """
+    rows = [_row(record) for record in records]
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    for column in _INT_COLUMNS:
+        frame[column] = frame[column].astype("int64")
+    for column in _FLOAT_COLUMNS:
+        frame[column] = frame[column].astype("float64")
+    frame = frame.sort_values(["scenario_id", "model", "language", "sample"], kind="stable")
+    return frame.reset_index(drop=True)
+
+
+def _row(record: CellRecord) -> dict[str, Any]:
+    response, code, execution, scores = (
+        record.response,
+        record.code,
+        record.execution,
+        record.scores,
+    )
+    unscoreable = scores.unscoreable if scores is not None else record.status == "unscoreable"
+    if scores is not None:
+        layers = (scores.L1, scores.L2a, scores.L2b)
+    else:
+        layers = (
+            bool(response is not None and response.content and response.content.strip()),
+            bool(code is not None and code.code is not None and code.parses),
+            bool(execution is not None and execution.ok),
+        )
+    passed = scores is not None and bool(scores.L2b_plus)
+    l2b_plus = math.nan if unscoreable else float(passed)
+    estimate = scores.estimate if scores is not None else None
+    if estimate is None and record.extraction is not None:
+        estimate = record.extraction.value
+    return {
+        "scenario_id": record.key.scenario_id,
+        "method": PUBLISHED_NAME[record.family],
+        "difficulty": record.difficulty,
+        "model": record.key.model,
+        "language": record.key.language,
+        "sample": record.key.sample,
+        "dgp_effect": record.beta,
+        "baseline_effect": record.canonical,
+        "L1": int(layers[0]),
+        "L2a": int(layers[1]),
+        "L2b": int(layers[2]),
+        "estimated": _num(estimate),
+        "rel_error": _num(scores.rel_error if scores is not None else None),
+        "L2b_plus": l2b_plus,
+        "unscoreable": int(unscoreable),
+        "status": record.status,
+        "exec_status": execution.status if execution is not None else None,
+        "missing_package": execution.missing_package if execution is not None else None,
+        "extraction_rule": record.extraction.rule if record.extraction is not None else None,
+        "judge_effect": _num(record.judge.value if record.judge is not None else None),
+        "extraction_disagree": int(record.extraction_disagree),
+        "matched_conversion": scores.matched_conversion if scores is not None else None,
+        "truncated": int(response.truncated) if response is not None else 0,
+        "input_tokens": response.input_tokens if response is not None else 0,
+        "output_tokens": response.output_tokens if response is not None else 0,
+        "cost_usd": response.cost_usd if response is not None else 0.0,
+    }
+
+
+def _num(value: float | None) -> float:
+    return math.nan if value is None else float(value)

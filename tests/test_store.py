@@ -1,0 +1,244 @@
+"""The run store: schema, transactions, durability, threads, and the per-cell table."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from causalverify.errors import StoreError
+from causalverify.sandbox.base import ExecResult
+from causalverify.store import (
+    COLUMNS,
+    CellKey,
+    CellRecord,
+    CellStatus,
+    CodeRecord,
+    ExtractionRecord,
+    Message,
+    ModelResponse,
+    RunStore,
+    ScoreRecord,
+    cells_frame,
+    stable_view,
+)
+
+
+def make_record(
+    scenario_id: str = "s001",
+    model: str = "reference/textbook",
+    *,
+    language: str = "r",
+    sample: int = 0,
+    status: CellStatus = "correct",
+    estimate: float | None = 2.0,
+    canonical: float = 2.1,
+    unscoreable: bool = False,
+    scored: bool = True,
+) -> CellRecord:
+    """A plausible executed cell record."""
+    execution = ExecResult(
+        status="ok",
+        exit_code=0,
+        stdout=f"ESTIMATE: {estimate}\n",
+        stderr="",
+        wall_seconds=1.5,
+        cpu_seconds=1.2,
+    )
+    scores = ScoreRecord(
+        profile="default",
+        tolerance=0.5,
+        extractor="deterministic",
+        L1=True,
+        L2a=True,
+        L2b=True,
+        L2b_plus=None if unscoreable else status == "correct",
+        rel_error=None
+        if estimate is None or unscoreable
+        else abs(estimate - canonical) / abs(canonical),
+        unscoreable=unscoreable,
+        estimate=estimate,
+    )
+    return CellRecord(
+        key=CellKey(scenario_id=scenario_id, model=model, language=language, sample=sample),  # type: ignore[arg-type]
+        family="did",
+        difficulty="easy",
+        beta=2.0,
+        canonical=canonical,
+        protocol="default",
+        prompt=[Message(role="user", content="estimate it")],
+        prompt_sha256="ab" * 32,
+        response=ModelResponse(
+            content="```r\ncat(1)\n```",
+            input_tokens=10,
+            output_tokens=20,
+            cost_usd=0.001,
+            latency_seconds=0.3,
+        ),
+        code=CodeRecord(language=language, code="cat(1)", block_index=0, parses=True),  # type: ignore[arg-type]
+        execution=execution,
+        extraction=ExtractionRecord(method="deterministic", value=estimate, rule="estimate_line"),
+        scores=scores if scored else None,
+        status=status,
+        timings={"total": 1.7},
+    )
+
+
+def test_open_requires_create(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no run store"):
+        RunStore.open(tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    with RunStore.open(tmp_path / "run", create=True) as store:
+        assert store.count_cells() == 0
+        assert store.meta() == {}
+    conn = sqlite3.connect(tmp_path / "run" / "run.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+def test_not_a_database(tmp_path: Path) -> None:
+    (tmp_path / "run.sqlite").write_bytes(b"this is not sqlite at all, just text" * 50)
+    with pytest.raises(StoreError, match="not a readable run store"):
+        RunStore.open(tmp_path)
+
+
+def test_put_get_upsert_and_order(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path, create=True) as store:
+        second = make_record("s002", language="python")
+        first = make_record("s001", status="wrong", estimate=9.0)
+        store.put_cell(second)
+        store.put_cell(first)
+        assert store.get_cell(first.key) == first
+        assert store.has_cell(second.key)
+        assert not store.has_cell(CellKey(scenario_id="s001", model="x", language="r"))
+        assert store.get_cell(CellKey(scenario_id="s009", model="x", language="r")) is None
+        replaced = make_record("s001", status="correct", estimate=2.0)
+        store.put_cell(replaced)
+        assert store.count_cells() == 2
+        assert [r.key.scenario_id for r in store.iter_cells()] == ["s001", "s002"]
+        assert store.get_cell(first.key) == replaced
+        assert store.statuses() == {
+            ("s001", "reference/textbook", "r", 0): "correct",
+            ("s002", "reference/textbook", "python", 0): "correct",
+        }
+
+
+def test_meta_merges_and_round_trips(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path, create=True) as store:
+        store.set_meta({"models": ["a", "b"], "tolerance": 0.5, "git_commit": None})
+        store.set_meta({"models": ["a", "b", "c"], "protocol": "default"})
+    with RunStore.open(tmp_path) as store:
+        assert store.meta() == {
+            "git_commit": None,
+            "models": ["a", "b", "c"],
+            "protocol": "default",
+            "tolerance": 0.5,
+        }
+
+
+def test_threads_share_one_store(tmp_path: Path) -> None:
+    store = RunStore.open(tmp_path, create=True)
+
+    def write(offset: int) -> None:
+        for i in range(15):
+            store.put_cell(make_record(f"s{offset + i:03d}"))
+
+    threads = [threading.Thread(target=write, args=(k * 100,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert store.count_cells() == 60
+    seqs = store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall()
+    assert [s for (s,) in seqs] == list(range(1, 61))
+    store.close()
+    store.close()
+
+
+_KILL_SCRIPT = """
+import os, signal, sys
+sys.path.insert(0, sys.argv[2])
+from pathlib import Path
+from causalverify.store import RunStore
+from test_store import make_record
+store = RunStore.open(Path(sys.argv[1]), create=True)
+store.put_cell(make_record("s001"))
+store.put_cell(make_record("s002", status="wrong", estimate=7.0))
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_committed_cells_survive_sigkill(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILL_SCRIPT, str(tmp_path), str(Path(__file__).parent)],
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert (tmp_path / "run.sqlite-wal").exists()  # the data lives in the WAL, not yet merged
+    with RunStore.open(tmp_path) as store:
+        assert store.count_cells() == 2
+        assert store.get_cell(make_record("s002").key) == make_record(
+            "s002", status="wrong", estimate=7.0
+        )
+    assert os.path.getsize(tmp_path / "run.sqlite") > 0
+
+
+def test_stable_view_ignores_only_volatile_fields() -> None:
+    record = make_record()
+    slower = record.model_copy(
+        update={
+            "timings": {"total": 99.0},
+            "response": record.response.model_copy(update={"cached": True, "latency_seconds": 5}),  # type: ignore[union-attr]
+            "execution": record.execution.model_copy(
+                update={"wall_seconds": 8.0, "cpu_seconds": 7.0}
+            ),  # type: ignore[union-attr]
+        }
+    )
+    assert stable_view(slower) == stable_view(record)
+    other = record.model_copy(update={"status": "wrong"})
+    assert stable_view(other) != stable_view(record)
+
+
+def test_cells_frame_columns_and_values() -> None:
+    records = [
+        make_record("s002", status="wrong", estimate=9.0),
+        make_record("s001", status="correct", estimate=2.0),
+        make_record("s003", status="unscoreable", estimate=1.0, canonical=0.0, unscoreable=True),
+        make_record("s004", status="no_estimate", estimate=None),
+        make_record("s005", status="api_error", estimate=None, scored=False).model_copy(
+            update={
+                "response": ModelResponse(content=None, error="HTTP 500"),
+                "code": None,
+                "execution": None,
+                "extraction": None,
+            }
+        ),
+    ]
+    frame = cells_frame(records)
+    assert tuple(frame.columns) == COLUMNS
+    assert list(frame["scenario_id"]) == ["s001", "s002", "s003", "s004", "s005"]
+    assert list(frame["method"].unique()) == ["DID"]
+    assert frame["L1"].dtype == "int64" and frame["L2b_plus"].dtype == "float64"
+    by_id = frame.set_index("scenario_id")
+    assert by_id.loc["s001", "L2b_plus"] == 1.0
+    assert by_id.loc["s002", "L2b_plus"] == 0.0
+    assert by_id.loc["s002", "rel_error"] == pytest.approx(6.9 / 2.1)
+    assert math.isnan(by_id.loc["s003", "L2b_plus"]) and by_id.loc["s003", "unscoreable"] == 1
+    assert math.isnan(by_id.loc["s004", "estimated"]) and by_id.loc["s004", "L2b_plus"] == 0.0
+    assert by_id.loc["s005", "L1"] == 0 and by_id.loc["s005", "L2b"] == 0
+    assert by_id.loc["s005", "exec_status"] is None
+    assert by_id.loc["s001", "exec_status"] == "ok"
+    assert frame["input_tokens"].sum() == 40 and frame["cost_usd"].sum() == pytest.approx(0.004)
+
+
+def test_cells_frame_empty() -> None:
+    frame = cells_frame([])
+    assert tuple(frame.columns) == COLUMNS and len(frame) == 0

@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from causalverify.errors import StoreError
@@ -234,7 +235,7 @@ def test_cells_frame_columns_and_values() -> None:
     assert math.isnan(by_id.loc["s003", "L2b_plus"]) and by_id.loc["s003", "unscoreable"] == 1
     assert math.isnan(by_id.loc["s004", "estimated"]) and by_id.loc["s004", "L2b_plus"] == 0.0
     assert by_id.loc["s005", "L1"] == 0 and by_id.loc["s005", "L2b"] == 0
-    assert by_id.loc["s005", "exec_status"] is None
+    assert pd.isna(by_id.loc["s005", "exec_status"])
     assert by_id.loc["s001", "exec_status"] == "ok"
     assert frame["input_tokens"].sum() == 40 and frame["cost_usd"].sum() == pytest.approx(0.004)
 

@@ -31,9 +31,27 @@ PUBLISHED_LAYOUT: Final[dict[Family, tuple[str, ...]]] = {
 }
 
 
+#: Grouping columns, which may hold identifiers of any type.
+ID_COLUMNS: Final[frozenset[str]] = frozenset({"unit_id", "period", "stock_id"})
+
+
 def _layout_text(family: Family) -> str:
     cols = ", ".join(PUBLISHED_LAYOUT[family])
     return f"the {PUBLISHED_NAME[family]} layout is: {cols}"
+
+
+def _check_values(series: pd.Series, col: str, family: Family) -> None:
+    if col in ID_COLUMNS:
+        # Identifiers only group rows: any dtype will do, but every row needs one.
+        if series.isna().any():
+            raise SuiteError(f"column {col!r} has missing values; {_layout_text(family)}")
+        return
+    if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
+        raise SuiteError(
+            f"column {col!r} must be numeric (found dtype {series.dtype}); {_layout_text(family)}"
+        )
+    if not np.isfinite(series.to_numpy(dtype=float)).all():
+        raise SuiteError(f"column {col!r} has missing or non-finite values; {_layout_text(family)}")
 
 
 def validate_columns(data: pd.DataFrame, family: Family) -> None:
@@ -61,15 +79,6 @@ def validate_columns(data: pd.DataFrame, family: Family) -> None:
                 f"data has no column {col!r} needed by the canonical estimator; "
                 f"{_layout_text(family)}"
             )
-        series = data[col]
-        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
-            raise SuiteError(
-                f"column {col!r} must be numeric (found dtype {series.dtype}); "
-                f"{_layout_text(family)}"
-            )
-        if not np.isfinite(series.to_numpy(dtype=float)).all():
-            raise SuiteError(
-                f"column {col!r} has missing or non-finite values; {_layout_text(family)}"
-            )
+        _check_values(data[col], col, family)
     if len(data) == 0:
         raise SuiteError(f"data has no rows; {_layout_text(family)}")

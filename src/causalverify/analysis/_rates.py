@@ -1,0 +1,137 @@
+"""Pass rates with Wilson intervals, conditional pass rates and executed-but-wrong counts.
+
+Denominators: L1, L2a and L2b count every cell of a unit; L2b+ counts only scoreable cells
+(unscoreable cells are reported separately and are never a fail). The conditional rate
+P(L2b+ | L2b) and the executed-but-wrong share use the scoreable cells that executed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from causalverify.analysis._frame import LAYERS
+
+
+@dataclass(frozen=True, kw_only=True)
+class Proportion:
+    """A count over a denominator with its Wilson interval (``nan`` when the denominator is 0)."""
+
+    k: int
+    n: int
+    rate: float
+    lo: float
+    hi: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        """Plain dict for JSON output."""
+        return {"k": self.k, "n": self.n, "rate": self.rate, "lo": self.lo, "hi": self.hi}
+
+
+def wilson_interval(k: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion.
+
+    Parameters
+    ----------
+    k, n
+        Successes and trials, ``0 <= k <= n``.
+    confidence
+        Two-sided coverage.
+
+    Returns
+    -------
+    tuple of float
+        ``(lo, hi)``; ``(nan, nan)`` when ``n == 0``.
+    """
+    if not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return (math.nan, math.nan)
+    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def proportion(k: int, n: int) -> Proportion:
+    """A :class:`Proportion` with its 95% Wilson interval."""
+    lo, hi = wilson_interval(k, n)
+    return Proportion(k=k, n=n, rate=k / n if n else math.nan, lo=lo, hi=hi)
+
+
+def layer_counts(cells: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """``layer -> (passes, denominator)`` for one group of cells."""
+    scoreable = cells["unscoreable"] == 0
+    out = {layer: (int(cells[layer].sum()), len(cells)) for layer in LAYERS[:3]}
+    out["L2b_plus"] = (int((cells["L2b_plus"] == 1).sum()), int(scoreable.sum()))
+    return out
+
+
+def rates_by_unit(cells: pd.DataFrame) -> dict[str, dict[str, Proportion]]:
+    """Per ranked unit (column ``unit``): a :class:`Proportion` for every layer."""
+    return {
+        str(unit): {layer: proportion(*kn) for layer, kn in layer_counts(group).items()}
+        for unit, group in cells.groupby("unit", sort=True)
+    }
+
+
+def rates_by_unit_family(cells: pd.DataFrame) -> dict[str, dict[str, dict[str, Proportion]]]:
+    """Per unit and design family (``method``): a :class:`Proportion` for every layer."""
+    out: dict[str, dict[str, dict[str, Proportion]]] = {}
+    for (unit, family), group in cells.groupby(["unit", "method"], sort=True):
+        out.setdefault(str(unit), {})[str(family)] = {
+            layer: proportion(*kn) for layer, kn in layer_counts(group).items()
+        }
+    return out
+
+
+def _executed_scoreable(cells: pd.DataFrame) -> pd.DataFrame:
+    return cells[(cells["L2b"] == 1) & (cells["unscoreable"] == 0)]
+
+
+def conditional_pass(cells: pd.DataFrame) -> dict[str, Proportion]:
+    """P(L2b+ | L2b) per unit: passes among scoreable cells that executed."""
+    executed = _executed_scoreable(cells)
+    out: dict[str, Proportion] = {}
+    for unit in sorted(cells["unit"].unique()):
+        group = executed[executed["unit"] == unit]
+        out[str(unit)] = proportion(int((group["L2b_plus"] == 1).sum()), len(group))
+    return out
+
+
+def executed_wrong(cells: pd.DataFrame) -> dict[str, Proportion]:
+    """Executed but wrong (L2b = 1 and L2b+ = 0, including "no estimate"), per unit and overall.
+
+    Returns
+    -------
+    dict
+        ``unit -> Proportion`` plus the key ``"__all__"`` for the pooled count.
+    """
+    executed = _executed_scoreable(cells)
+    out: dict[str, Proportion] = {}
+    for unit in sorted(cells["unit"].unique()):
+        group = executed[executed["unit"] == unit]
+        out[str(unit)] = proportion(int((group["L2b_plus"] == 0).sum()), len(group))
+    out["__all__"] = proportion(int((executed["L2b_plus"] == 0).sum()), len(executed))
+    return out
+
+
+def unscoreable_counts(cells: pd.DataFrame) -> dict[str, int]:
+    """Number of unscoreable cells per unit."""
+    counts = cells.groupby("unit", sort=True)["unscoreable"].sum()
+    return {str(u): int(v) for u, v in counts.items()}
+
+
+def rate_matrix(cells: pd.DataFrame, units: list[str]) -> dict[str, np.ndarray]:
+    """``layer -> rates`` aligned to ``units`` (NaN for a unit without cells)."""
+    rates = rates_by_unit(cells)
+    return {
+        layer: np.array([rates[u][layer].rate if u in rates else math.nan for u in units])
+        for layer in LAYERS
+    }

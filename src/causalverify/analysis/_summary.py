@@ -1,0 +1,190 @@
+"""All analyses of a per-cell frame gathered into one JSON-ready summary."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+
+from causalverify.analysis._frame import COMPARED_LAYERS, LAYERS, Unit, add_unit, prepare_cells
+from causalverify.analysis._ranking import (
+    bootstrap_rank_ci,
+    compare_rankings,
+    ordered_units,
+    rank_units,
+)
+from causalverify.analysis._rates import (
+    conditional_pass,
+    executed_wrong,
+    rates_by_unit,
+    rates_by_unit_family,
+    unscoreable_counts,
+)
+from causalverify.analysis._robustness import (
+    TOLERANCES,
+    drop_one_family,
+    leave_one_unit_out,
+    tolerance_sweep,
+)
+from causalverify.analysis._taxonomy import rel_error_profile, taxonomy
+
+SCHEMA: Final[str] = "causalverify.summary/1"
+DEFAULT_SEED: Final[int] = 20260
+N_RESAMPLES: Final[int] = 1000
+#: decimals kept for every float in ``summary.json``
+DECIMALS: Final[int] = 6
+
+
+def analyze_cells(
+    cells: pd.DataFrame,
+    *,
+    seed: int = DEFAULT_SEED,
+    unit: Unit = "model",
+    n_resamples: int = N_RESAMPLES,
+) -> dict[str, Any]:
+    """Run every analysis on a per-cell frame.
+
+    Parameters
+    ----------
+    cells
+        A per-cell frame (store ``cells_frame`` layout or anything :func:`prepare_cells` accepts).
+    seed
+        Seed of the scenario-clustered bootstrap (``numpy.random.default_rng(seed)``).
+    unit
+        What is ranked: ``"model"`` pools languages and samples of a model; ``"model_language"``
+        ranks each (model, language) pair.
+    n_resamples
+        Bootstrap resamples.
+
+    Returns
+    -------
+    dict
+        JSON-ready (floats rounded to :data:`DECIMALS` places, ``nan`` as ``None``); the keys
+        are documented in ``docs/REPORT.md``.
+    """
+    df = add_unit(prepare_cells(cells), unit)
+    if df.empty:
+        raise ValueError("the per-cell table has no rows")
+    rng = np.random.default_rng(seed)
+    rates = rates_by_unit(df)
+    plus = {u: rates[u]["L2b_plus"].rate for u in rates}
+    comparisons = {
+        layer: compare_rankings({u: rates[u][layer].rate for u in rates}, plus)
+        for layer in COMPARED_LAYERS
+    }
+    boot = bootstrap_rank_ci(df, rng=rng, n_resamples=n_resamples)
+    wrong = executed_wrong(df)
+    pooled = wrong.pop("__all__")
+    summary: dict[str, Any] = {
+        "schema": SCHEMA,
+        "seed": seed,
+        "unit": unit,
+        "units": sorted(rates),
+        "models": sorted(df["model"].unique()),
+        "languages": sorted(df["language"].unique()),
+        "families": sorted(df["method"].unique()),
+        "n_cells": len(df),
+        "n_scenarios": int(df["scenario_id"].nunique()),
+        "n_scoreable": int((df["unscoreable"] == 0).sum()),
+        "rates": {u: {lay: p.rate for lay, p in r.items()} for u, r in rates.items()},
+        "rates_detail": {u: {lay: p.as_dict() for lay, p in r.items()} for u, r in rates.items()},
+        "rates_by_family": _family_rates(df),
+        "conditional_pass": {u: p.rate for u, p in conditional_pass(df).items()},
+        "conditional_pass_detail": {u: p.as_dict() for u, p in conditional_pass(df).items()},
+        "executed_wrong": {
+            "count": pooled.k,
+            "denominator": pooled.n,
+            "share": pooled.rate,
+            "by_unit": {u: p.as_dict() for u, p in wrong.items()},
+        },
+        "unscoreable": unscoreable_counts(df),
+        "rankings": _rankings(rates),
+        "rank_correlation": _correlations(comparisons, boot, seed),
+        "stability": {
+            "leave_one_out": leave_one_unit_out(df),
+            "drop_one_family": drop_one_family(df),
+        },
+        "tolerance_sweep": {},
+        "tolerance_sweep_detail": {},
+        "taxonomy": taxonomy(df),
+        "rel_error": rel_error_profile(df),
+    }
+    for label, entry in tolerance_sweep(df, tolerances=TOLERANCES).items():
+        summary["tolerance_sweep"][label] = entry.pop("passes")
+        summary["tolerance_sweep_detail"][label] = entry
+    return json_ready(summary)
+
+
+def _family_rates(df: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
+    return {
+        u: {
+            fam: {lay: p.as_dict() for lay, p in by_layer.items()} for fam, by_layer in fams.items()
+        }
+        for u, fams in rates_by_unit_family(df).items()
+    }
+
+
+def _rankings(rates: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for layer in LAYERS:
+        layer_rates = {u: rates[u][layer].rate for u in rates}
+        out[layer] = {"order": ordered_units(layer_rates), "ranks": rank_units(layer_rates)}
+    return out
+
+
+def _correlations(
+    comparisons: Mapping[str, Any], boot: Mapping[str, Mapping[str, Any]], seed: int
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for layer, cmp in comparisons.items():
+        b = boot[layer]
+        out[layer] = {
+            "kendall_tau": cmp.kendall_tau,
+            "kendall_p": cmp.kendall_p,
+            "spearman_rho": cmp.spearman_rho,
+            "spearman_p": cmp.spearman_p,
+            "pairwise_accuracy": cmp.pairwise_accuracy,
+            "top1_match": cmp.top1_match,
+            "top2_match": cmp.top2_match,
+            "bottom2_match": cmp.bottom2_match,
+            "bootstrap_ci": {
+                "kendall_tau": list(b["kendall_tau"]),
+                "spearman_rho": list(b["spearman_rho"]),
+                "n_valid": b["n_valid"],
+                "n_resamples": b["n_resamples"],
+                "seed": seed,
+                "confidence": 0.95,
+            },
+        }
+    return out
+
+
+def json_ready(obj: Any) -> Any:
+    """Recursively convert to plain JSON types: round floats, ``nan``/``inf`` to ``None``.
+
+    Tuples become lists, numpy scalars become Python scalars, ``-0.0`` becomes ``0.0``, and
+    mapping keys become strings.
+    """
+    if isinstance(obj, Mapping):
+        return {str(k): json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_ready(v) for v in obj]
+    if isinstance(obj, bool | np.bool_):
+        return bool(obj)
+    if isinstance(obj, int | np.integer):
+        return int(obj)
+    if isinstance(obj, float | np.floating):
+        value = float(obj)
+        if math.isnan(value) or math.isinf(value):
+            return None
+        return round(value, DECIMALS) + 0.0
+    return obj
+
+
+def dumps_summary(summary: Mapping[str, Any]) -> str:
+    """The canonical text of ``summary.json``: sorted keys, indent 2, trailing newline."""
+    return json.dumps(json_ready(summary), sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,150 @@
+"""Model providers behind one interface, with retries, rate limiting, a response cache and costs.
+
+``get_provider("openai/gpt-4o")``, ``"anthropic/<model>"``, ``"replay/<dir>[:<slug>]"``,
+``"reference/<agent>"``. Vendor SDKs are imported only when such a provider is created, so
+importing this package never imports ``openai`` or ``anthropic``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from causalverify.errors import ProviderError
+from causalverify.models.base import CellContext, ModelOptions, Provider
+from causalverify.models.cache import ResponseCache, default_cache_path
+from causalverify.models.pricing import DEFAULT_PRICES, Price, PriceTable, load_prices
+from causalverify.models.ratelimit import RateLimiter
+from causalverify.models.retry import RetryPolicy
+
+__all__ = [
+    "DEFAULT_PRICES",
+    "KINDS",
+    "CellContext",
+    "ModelOptions",
+    "Price",
+    "PriceTable",
+    "Provider",
+    "RateLimiter",
+    "ResponseCache",
+    "RetryPolicy",
+    "default_cache_path",
+    "get_provider",
+    "load_prices",
+    "parse_spec",
+]
+
+#: Provider kinds understood by :func:`get_provider`.
+KINDS: Final[tuple[str, ...]] = ("openai", "anthropic", "replay", "reference")
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split ``"<kind>/<rest>"``.
+
+    Raises
+    ------
+    ProviderError
+        If the spec has no ``/``, an empty part, or an unknown kind.
+    """
+    kind, sep, rest = spec.strip().partition("/")
+    if not sep or not rest or kind not in KINDS:
+        raise ProviderError(
+            f"unknown model {spec!r}: write <kind>/<name> with kind one of {', '.join(KINDS)} "
+            "(e.g. openai/gpt-4o, reference/textbook, replay/<dir>)"
+        )
+    return kind, rest
+
+
+def get_provider(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    cache: ResponseCache | None = None,
+    prices: Mapping[str, Any] | PriceTable | None = None,
+    max_requests_per_minute: float | None = None,
+    retry_policy: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Provider:
+    """Create the provider named by ``spec``.
+
+    Parameters
+    ----------
+    spec
+        ``openai/<model>``, ``anthropic/<model>``, ``replay/<dir>[:<slug>]`` or
+        ``reference/<agent>``.
+    base_url
+        Server URL for ``openai`` / ``anthropic`` (else their environment variables).
+    cache
+        Response cache for API providers (``openai``, ``anthropic``); offline kinds skip it.
+    prices
+        Price overrides merged over the defaults (or a ready :class:`PriceTable`).
+    max_requests_per_minute
+        Client-side rate limit for API providers; ``None`` for none.
+    retry_policy
+        Retry settings for API providers (default: 6 attempts, backoff from 1 s to 60 s).
+    sleep
+        The function used to wait between retries (tests inject a recorder).
+
+    Raises
+    ------
+    ProviderError
+        Unknown kind, unknown agent, missing replay folder, missing API key.
+    SetupError
+        An optional SDK is not installed.
+    """
+    kind, rest = parse_spec(spec)
+    if kind == "reference":
+        from causalverify.models.reference import ReferenceProvider
+
+        return ReferenceProvider(rest, spec=spec)
+    if kind == "replay":
+        from causalverify.models.replay import ReplayProvider, parse_replay_spec
+
+        folder, slug = parse_replay_spec(rest)
+        return ReplayProvider(folder, spec=spec, slug=slug)
+    table = prices if isinstance(prices, PriceTable) else PriceTable(prices)
+    limiter = RateLimiter(max_requests_per_minute) if max_requests_per_minute else None
+    provider = _api_provider(kind, rest, spec, base_url, table, limiter, retry_policy, sleep)
+    if cache is None:
+        return provider
+    from causalverify.models.cached import CachedProvider
+
+    return CachedProvider(
+        provider, cache, kind=kind, model=rest, base_url=getattr(provider, "base_url", None)
+    )
+
+
+def _api_provider(
+    kind: str,
+    model: str,
+    spec: str,
+    base_url: str | None,
+    prices: PriceTable,
+    limiter: RateLimiter | None,
+    retry_policy: RetryPolicy | None,
+    sleep: Callable[[float], None],
+) -> Provider:
+    if kind == "openai":
+        from causalverify.models.openai_provider import OpenAIProvider
+
+        return OpenAIProvider(
+            model,
+            spec=spec,
+            base_url=base_url,
+            prices=prices,
+            rate_limiter=limiter,
+            retry_policy=retry_policy,
+            sleep=sleep,
+        )
+    from causalverify.models.anthropic_provider import AnthropicProvider
+
+    return AnthropicProvider(
+        model,
+        spec=spec,
+        base_url=base_url,
+        prices=prices,
+        rate_limiter=limiter,
+        retry_policy=retry_policy,
+        sleep=sleep,
+    )

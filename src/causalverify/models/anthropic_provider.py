@@ -1,0 +1,138 @@
+"""``anthropic/<model>``: the Messages API through the optional ``anthropic`` SDK.
+
+Install with ``pip install 'causalverify[anthropic]'``. The key comes from ``$ANTHROPIC_API_KEY``,
+the base URL from the option or ``$ANTHROPIC_BASE_URL``. Retries and error classes are those of
+the ``openai`` provider; stop reason ``max_tokens`` marks the answer truncated.
+``reasoning_effort`` maps to an extended-thinking budget (low 1024, medium 4096, high 16384
+tokens, kept below ``max_tokens``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from causalverify.errors import ProviderError, SetupError
+from causalverify.models._sdk import MalformedResponse, classify_sdk_error
+from causalverify.models.base import CellContext, ModelOptions
+from causalverify.models.pricing import PriceTable
+from causalverify.models.ratelimit import RateLimiter
+from causalverify.models.retry import Failure, Retrier, RetryPolicy
+from causalverify.store.records import Message, ModelResponse
+
+THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
+
+
+def _import_anthropic() -> Any:
+    try:
+        import anthropic
+    except ImportError as exc:
+        raise SetupError(
+            "anthropic/<model> needs the anthropic package: pip install 'causalverify[anthropic]'"
+        ) from exc
+    return anthropic
+
+
+class AnthropicProvider:
+    """Messages API provider; thread-safe. Parameters as for the ``openai`` provider."""
+
+    kind = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        spec: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        prices: PriceTable | None = None,
+        rate_limiter: RateLimiter | None = None,
+        retry_policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.spec = spec
+        self.model = model
+        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            if self.base_url is None:
+                raise ProviderError(f"{spec}: ANTHROPIC_API_KEY is not set; export it")
+            key = "not-needed"
+        self.prices = prices or PriceTable()
+        self._limiter = rate_limiter
+        self._retrier = Retrier(retry_policy, sleep=sleep)
+        self._sdk = _import_anthropic()
+        self._client = self._sdk.Anthropic(api_key=key, base_url=self.base_url, max_retries=0)
+
+    def _request(self, messages: Sequence[Message], options: ModelOptions) -> dict[str, Any]:
+        system = "\n\n".join(m.content for m in messages if m.role == "system")
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": options.max_tokens,
+            "messages": [
+                {"role": m.role, "content": m.content} for m in messages if m.role != "system"
+            ],
+            "timeout": options.timeout_seconds,
+        }
+        if system:
+            body["system"] = system
+        if options.reasoning_effort is not None:
+            budget = THINKING_BUDGET.get(options.reasoning_effort, THINKING_BUDGET["medium"])
+            budget = max(1024, min(budget, options.max_tokens - 1))
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        elif options.temperature is not None:
+            body["temperature"] = options.temperature
+        return body
+
+    def _attempt(self, body: dict[str, Any]) -> dict[str, Any]:
+        if self._limiter is not None:
+            self._limiter.acquire()
+        return _parse(self._client.messages.create(**body), self.model)
+
+    def classify(self, exc: Exception) -> Failure:
+        """Sort one attempt's exception into transient / cell / setup (re-raise unknown ones)."""
+        return classify_sdk_error(self._sdk, self.spec, exc)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: ModelOptions,
+        context: CellContext | None = None,
+    ) -> ModelResponse:
+        """Ask the model once (with retries); see :class:`~causalverify.models.base.Provider`."""
+        body = self._request(messages, options)
+        start = time.monotonic()
+        outcome = self._retrier.run(lambda: self._attempt(body), self.classify)
+        latency = time.monotonic() - start
+        if outcome.value is None:
+            return ModelResponse(
+                content=None, error=outcome.error, latency_seconds=latency, model=self.model
+            )
+        parsed = outcome.value
+        cost = self.prices.cost(self.model, parsed["input_tokens"], parsed["output_tokens"])
+        return ModelResponse(**parsed, cost_usd=cost, latency_seconds=latency)
+
+    def close(self) -> None:
+        """Close the HTTP client."""
+        self._client.close()
+
+
+def _parse(message: Any, default_model: str) -> dict[str, Any]:
+    """Turn an SDK ``Message`` into :class:`ModelResponse` fields (text blocks joined)."""
+    blocks = getattr(message, "content", None)
+    if not isinstance(blocks, list):
+        raise MalformedResponse(f"not a message: {str(message)[:200]!r}")
+    text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", None) == "text")
+    usage = getattr(message, "usage", None)
+    stop = getattr(message, "stop_reason", None)
+    return {
+        "content": text,
+        "stop_reason": stop,
+        "truncated": stop == "max_tokens",
+        "input_tokens": int(getattr(usage, "input_tokens", 0) or 0),
+        "output_tokens": int(getattr(usage, "output_tokens", 0) or 0),
+        "model": getattr(message, "model", None) or default_model,
+    }

@@ -1,0 +1,64 @@
+"""``reference/<agent>``: the offline reference panel as a provider (no network, zero cost)."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Sequence
+from types import ModuleType
+
+from causalverify.errors import ProviderError
+from causalverify.models.base import CellContext, ModelOptions
+from causalverify.store.records import Message, ModelResponse
+
+
+def _reference_module() -> ModuleType:
+    return importlib.import_module("causalverify.reference")
+
+
+class ReferenceProvider:
+    """Answers with :func:`causalverify.reference.write_response` for the cell's scenario.
+
+    The answer depends only on (agent, scenario, language, protocol): the messages and options
+    are not used. Tokens and cost are zero.
+    """
+
+    kind = "reference"
+
+    def __init__(self, agent: str, *, spec: str) -> None:
+        agents = getattr(_reference_module(), "AGENTS", None)
+        if agents is not None and agent not in agents:
+            raise ProviderError(
+                f"unknown reference agent {agent!r}; choose one of {', '.join(agents)}"
+            )
+        self.agent = agent
+        self.spec = spec
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: ModelOptions,
+        context: CellContext | None = None,
+    ) -> ModelResponse:
+        """Write the agent's answer for ``context.scenario``.
+
+        Raises
+        ------
+        ProviderError
+            If no cell context is given (the agent needs the scenario).
+        """
+        if context is None:
+            raise ProviderError(
+                f"{self.spec} needs the cell context (scenario, language, protocol)"
+            )
+        start = time.monotonic()
+        content = _reference_module().write_response(
+            self.agent, context.scenario, language=context.language, protocol=context.protocol
+        )
+        return ModelResponse(
+            content=content,
+            stop_reason="stop",
+            latency_seconds=time.monotonic() - start,
+            model=self.spec,
+        )

@@ -64,18 +64,24 @@ def did(data: pd.DataFrame) -> CanonicalResult:
             "period": data["period"].to_numpy(),
         }
     )
-    fit = pf.feols(
-        "y ~ treat_x_post | unit_id + period",
-        data=frame,
-        vcov="iid",
-        ssc=pf.ssc(k_adj=False, k_fixef="none"),
-        # Balanced panels demean exactly in one sweep; the tight tolerance keeps unbalanced
-        # panels exact to ~1e-12 as well.
-        demeaner=MapDemeaner(fixef_tol=1e-12),
-    )
+    collinear = SuiteError("treat_x_post is collinear with the unit and period fixed effects")
+    try:
+        fit = pf.feols(
+            "y ~ treat_x_post | unit_id + period",
+            data=frame,
+            vcov="iid",
+            ssc=pf.ssc(k_adj=False, k_fixef="none"),
+            # Balanced panels demean exactly in one sweep; the tight tolerance keeps unbalanced
+            # panels exact to ~1e-12 as well.
+            demeaner=MapDemeaner(fixef_tol=1e-12),
+        )
+    except ValueError as exc:  # pyfixest: "All variables are collinear."
+        if "collinear" in str(exc):
+            raise collinear from exc
+        raise
     coef = fit.coef()
     if "treat_x_post" not in coef.index:
-        raise SuiteError("treat_x_post is collinear with the unit and period fixed effects")
+        raise collinear
     n = int(fit._N)
     # pyfixest's iid variance with these options is SSR / (n - 1) / (x~'x~); the published
     # within-transformed regression had an intercept, hence n - 2.

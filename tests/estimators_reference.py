@@ -1,0 +1,53 @@
+"""Locating the published reference data (a sibling folder of the checkout)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from causalverify.families import Family, parse_family
+
+REFERENCE_DIR = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "causalverify-2026"
+)
+
+
+@dataclass(frozen=True)
+class Published:
+    """One reference CSV with its published canonical values."""
+
+    scenario_id: str
+    family: Family
+    path: Path
+    estimated: float
+    standard_error: float
+    n_observations: int
+
+
+def published_cases() -> list[Published]:
+    """Every CSV in the reference data folder with its entry in dgp_verification.json.
+
+    Raises an AssertionError (the tests must fail, not skip) if the folder is absent.
+    """
+    verification = REFERENCE_DIR / "dgp_verification.json"
+    assert verification.is_file(), (
+        f"reference data not found at {REFERENCE_DIR}: the published release's CSVs must sit in "
+        "shared/reference/causalverify-2026 beside the repository checkout"
+    )
+    results = {r["scenario_id"]: r for r in json.loads(verification.read_text())["results"]}
+    cases = []
+    for path in sorted((REFERENCE_DIR / "data").glob("*_data.csv")):
+        sid = path.name.removesuffix("_data.csv")
+        entry = results[sid]
+        cases.append(
+            Published(
+                scenario_id=sid,
+                family=parse_family(entry["method_family"]),
+                path=path,
+                estimated=float(entry["estimated"]),
+                standard_error=float(entry["standard_error"]),
+                n_observations=int(entry["n_observations"]),
+            )
+        )
+    return cases

@@ -1,0 +1,5 @@
+"""The offline reference panel: deterministic agents that write real R and Python code."""
+
+from causalverify.reference._agents import AGENTS, agent_variant, fragile_fault, write_response
+
+__all__ = ["AGENTS", "agent_variant", "fragile_fault", "write_response"]

@@ -1,0 +1,153 @@
+"""The reference panel: deterministic agents that answer Experiment B prompts with real code.
+
+Each agent has one documented behaviour (see ``docs/REFERENCE_PANEL.md``):
+
+``textbook``
+    the correct design; reproduces the canonical estimate exactly.
+``naive``
+    a plausible but biased analysis (no pre-period differencing, a benchmark contaminated by
+    the event window, OLS ignoring endogeneity, a difference in means over the whole sample).
+``cumulative``
+    reports a cumulative effect where a per-period one is the target (DID, event study); IV and
+    RDD have no per-period target, so it behaves like ``textbook`` there.
+``wrong-term``
+    fits a model and reports a neighbouring coefficient (a main effect, the market beta, the
+    first stage, the running-variable slope).
+``fragile``
+    on a deterministic ~40% of scenarios either loads a package that is not installed or
+    misspells a column name; otherwise ``textbook``.
+``mute``
+    runs the correct model and never prints the estimate.
+``prose``
+    describes the analysis in words, with no code at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Final, Literal
+
+from causalverify.errors import SetupError
+from causalverify.families import Language
+from causalverify.reference import _text
+from causalverify.reference._code import Variant, assemble, code_pieces
+from causalverify.scenarios.model import Scenario
+
+AGENTS: Final[tuple[str, ...]] = (
+    "textbook",
+    "naive",
+    "cumulative",
+    "wrong-term",
+    "fragile",
+    "mute",
+    "prose",
+)
+
+FragileFault = Literal["missing", "typo"]
+
+_SECTION_TITLES: Final[dict[Language, str]] = {"r": "## 2. R Code", "python": "## 2. Python Code"}
+
+
+def fragile_fault(scenario_id: str) -> FragileFault | None:
+    """Which failure the ``fragile`` agent injects for a scenario, if any.
+
+    A scenario's SHA-256 bucket decides: 1 in 5 gets a package that is not installed, 1 in 5 a
+    misspelled column name, the rest the textbook script.
+
+    Parameters
+    ----------
+    scenario_id
+        The scenario's id, e.g. ``"s001"``.
+
+    Returns
+    -------
+    {"missing", "typo"} or None
+        The injected failure, or ``None`` when the script is the textbook one.
+    """
+    bucket = int(hashlib.sha256(f"fragile:{scenario_id}".encode()).hexdigest(), 16) % 5
+    if bucket == 0:
+        return "missing"
+    if bucket == 1:
+        return "typo"
+    return None
+
+
+def write_response(
+    agent: str,
+    scenario: Scenario,
+    *,
+    language: Language,
+    protocol: Literal["paper", "default"],
+) -> str:
+    """Write a reference agent's full markdown answer to an Experiment B prompt.
+
+    Parameters
+    ----------
+    agent
+        One of :data:`AGENTS`.
+    scenario
+        The scenario being answered.
+    language
+        ``"r"`` or ``"python"``: the language of the code block.
+    protocol
+        ``"default"`` makes the script end with ``ESTIMATE: <number>``; ``"paper"`` prints a
+        labelled ``Estimated effect: <number>`` line only.
+
+    Returns
+    -------
+    str
+        Markdown with the three sections ``## 1. Identification Strategy``, ``## 2. R Code`` (or
+        ``## 2. Python Code``) and ``## 3. Expected Findings``; section 2 holds one fenced code
+        block that reads ``scenario.data_file`` relative to the working directory (except for
+        ``prose``, which has no code). Identical inputs give identical text.
+
+    Raises
+    ------
+    SetupError
+        If ``agent`` is not a reference agent.
+    """
+    if agent not in AGENTS:
+        raise SetupError(
+            f"unknown reference agent {agent!r}; choose one of: {', '.join(AGENTS)} "
+            "(for example --models reference/textbook)"
+        )
+    if language not in _SECTION_TITLES:
+        raise ValueError(f"unknown language {language!r}; expected 'r' or 'python'")
+    family = scenario.family
+    strategy = (
+        _text.NAIVE_IDENTIFICATION[family] if agent == "naive" else _text.IDENTIFICATION[family]
+    )
+    if agent == "prose":
+        body = _text.PROSE_PLAN[family]
+    else:
+        code = _script(agent, scenario, language, protocol)
+        body = f"```{language}\n{code}```"
+    return (
+        f"## 1. Identification Strategy\n\n{strategy}\n\n"
+        f"{_SECTION_TITLES[language]}\n\n{body}\n\n"
+        f"## 3. Expected Findings\n\n{_text.EXPECTED[family]}\n"
+    )
+
+
+def agent_variant(agent: str, scenario_id: str) -> Variant:
+    """The script variant an agent writes for a scenario (``prose`` has none: ValueError)."""
+    if agent == "fragile":
+        return fragile_fault(scenario_id) or "textbook"
+    if agent in ("textbook", "naive", "cumulative", "wrong-term", "mute"):
+        return agent  # type: ignore[return-value]
+    raise ValueError(f"agent {agent!r} writes no script")
+
+
+def _script(
+    agent: str, scenario: Scenario, language: Language, protocol: Literal["paper", "default"]
+) -> str:
+    pieces, reporter = code_pieces(language, scenario.family)
+    cutoff = scenario.facts.get("cutoff", 0.5)
+    return assemble(
+        pieces,
+        reporter,
+        agent_variant(agent, scenario.id),
+        data_file=scenario.data_file,
+        cutoff=float(cutoff) if isinstance(cutoff, int | float) else 0.5,
+        estimate_line=protocol == "default",
+    )

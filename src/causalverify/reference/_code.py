@@ -1,0 +1,115 @@
+"""Assembling a reference agent's script from per-family code pieces.
+
+Every script has the same shape: a setup piece (imports, reading the CSV, derived columns), an
+analysis piece that leaves the reported number in ``est``, optional robustness output, and a
+report piece. The pieces for each (language, family) live in :mod:`._r_code` and
+:mod:`._python_code`; this module picks them for an agent's behaviour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from causalverify.families import Family, Language
+
+#: What the script computes and reports.
+Variant = Literal["textbook", "naive", "cumulative", "wrong-term", "mute", "missing", "typo"]
+
+DATA_TOKEN = "<<DATA>>"
+CUTOFF_TOKEN = "<<CUTOFF>>"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FamilyCode:
+    """The code pieces for one design family in one language.
+
+    Each analysis piece assigns the number it reports to ``est``; ``textbook`` also leaves the
+    fitted model in ``fit`` for ``robustness``. ``<<DATA>>`` stands for the CSV path and
+    ``<<CUTOFF>>`` for the running-variable cutoff.
+    """
+
+    setup: str
+    textbook: str
+    robustness: str
+    naive: str
+    cumulative: str
+    wrong_term: str
+    missing: str
+    typo: str
+    #: printed (as a plain-text line) before the number by the variant that reports it
+    descriptions: dict[str, str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reporter:
+    """How a language prints text and the estimate."""
+
+    print_text: str  # format string with {text}
+    print_labelled: str  # prints "Estimated effect: <est with 10 significant digits>"
+    print_estimate: str  # prints "ESTIMATE: <est with 10 significant digits>"
+    mute_line: str
+
+
+def assemble(
+    pieces: FamilyCode,
+    reporter: Reporter,
+    variant: Variant,
+    *,
+    data_file: str,
+    cutoff: float,
+    estimate_line: bool,
+) -> str:
+    """Put together a complete script.
+
+    Parameters
+    ----------
+    pieces
+        The family's code pieces in the target language.
+    reporter
+        The language's printing statements.
+    variant
+        Which analysis to run and report.
+    data_file
+        The CSV path relative to the working directory.
+    cutoff
+        The running-variable cutoff (used by RDD pieces only).
+    estimate_line
+        Whether to finish with ``ESTIMATE: <number>`` (the ``default`` protocol).
+
+    Returns
+    -------
+    str
+        The script text, ending with a newline.
+    """
+    analysis = {
+        "textbook": pieces.textbook + pieces.robustness,
+        "mute": pieces.textbook,
+        "naive": pieces.naive,
+        "cumulative": pieces.cumulative,
+        "wrong-term": pieces.wrong_term,
+        "missing": pieces.missing,
+        "typo": pieces.typo + pieces.robustness,
+    }[variant]
+    report = _report(pieces, reporter, variant, estimate_line)
+    code = pieces.setup + "\n" + analysis + "\n" + report
+    return code.replace(DATA_TOKEN, data_file).replace(CUTOFF_TOKEN, repr(float(cutoff)))
+
+
+def _report(pieces: FamilyCode, reporter: Reporter, variant: Variant, estimate_line: bool) -> str:
+    if variant == "mute":
+        return reporter.mute_line
+    key = variant if variant in pieces.descriptions else "textbook"
+    lines = [reporter.print_text.format(text=pieces.descriptions[key]), reporter.print_labelled]
+    if estimate_line:
+        lines.append(reporter.print_estimate)
+    return "\n".join(lines) + "\n"
+
+
+def code_pieces(language: Language, family: Family) -> tuple[FamilyCode, Reporter]:
+    """Return the code pieces and the reporter for a language and family."""
+    if language == "r":
+        from causalverify.reference import _r_code as module
+    else:
+        from causalverify.reference import _python_code as module  # type: ignore[no-redef]
+    return module.PIECES[family], module.REPORTER

@@ -55,7 +55,9 @@ class Scenario(BaseModel):
     target: str = Field(description="the quantity to estimate, in plain words")
     facts: dict[str, object]
     conversions: dict[str, int] = Field(default_factory=dict)
-    data_file: str = Field(description="path of the CSV relative to the suite folder, data/<id>.csv")
+    data_file: str = Field(
+        description="path of the CSV relative to the suite folder, data/<id>.csv"
+    )
     csv_sha256: str
     canonical: Canonical
 

@@ -1,0 +1,121 @@
+"""Unit tests of the reference panel's answers (no execution; see test_reference_exec.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import causalverify.reference as ref
+from causalverify.errors import SetupError
+from causalverify.families import FAMILIES, LANGUAGES, Family, Language
+from causalverify.reference import AGENTS, agent_variant, fragile_fault, write_response
+from reference_exec import REFERENCE_IDS, code_blocks, reference_scenario
+
+HEADINGS = ("## 1. Identification Strategy", "## 3. Expected Findings")
+CODE_AGENTS = tuple(a for a in AGENTS if a != "prose")
+
+
+def _scenario(family: Family, scenario_id: str | None = None):  # type: ignore[no-untyped-def]
+    return reference_scenario(REFERENCE_IDS[family][0], family, scenario_id)
+
+
+def test_public_api_is_all() -> None:
+    public = {name for name in dir(ref) if not name.startswith("_")}
+    assert public == set(ref.__all__)
+
+
+def test_agents_are_the_agreed_panel() -> None:
+    assert AGENTS == ("textbook", "naive", "cumulative", "wrong-term", "fragile", "mute", "prose")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_answer_has_three_sections_in_order(agent: str, language: Language, family: Family) -> None:
+    text = write_response(agent, _scenario(family), language=language, protocol="default")
+    code_heading = "## 2. R Code" if language == "r" else "## 2. Python Code"
+    positions = [text.index(h) for h in (HEADINGS[0], code_heading, HEADINGS[1])]
+    assert positions == sorted(positions)
+    assert len(re.findall(r"^## ", text, flags=re.MULTILINE)) == 3
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("agent", CODE_AGENTS)
+def test_code_agents_write_one_block_reading_the_data_file(
+    agent: str, language: Language, family: Family
+) -> None:
+    scenario = _scenario(family)
+    text = write_response(agent, scenario, language=language, protocol="default")
+    blocks = code_blocks(text)
+    assert [lang for lang, _ in blocks] == [language]
+    code = blocks[0][1]
+    assert f'"{scenario.data_file}"' in code
+    assert "<<" not in code  # every placeholder was filled
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_prose_has_no_code(language: Language, family: Family) -> None:
+    text = write_response("prose", _scenario(family), language=language, protocol="default")
+    assert "```" not in text
+    assert "read.csv" not in text and "read_csv" not in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("agent", CODE_AGENTS)
+def test_estimate_line_only_under_default_protocol(agent: str, language: Language) -> None:
+    scenario = _scenario("did")
+    default = code_blocks(write_response(agent, scenario, language=language, protocol="default"))
+    paper = code_blocks(write_response(agent, scenario, language=language, protocol="paper"))
+    assert "ESTIMATE:" not in paper[0][1]
+    expected = 0 if agent == "mute" else 1
+    assert default[0][1].count("ESTIMATE:") == expected
+    if agent != "mute":
+        assert "Estimated effect:" in paper[0][1]
+
+
+def test_answers_are_deterministic() -> None:
+    scenario = _scenario("iv")
+    for agent in AGENTS:
+        first = write_response(agent, scenario, language="python", protocol="paper")
+        assert write_response(agent, scenario, language="python", protocol="paper") == first
+
+
+def test_answers_never_use_the_true_effect_or_canonical() -> None:
+    scenario = _scenario("did")
+    text = write_response("textbook", scenario, language="r", protocol="default")
+    assert repr(scenario.canonical.estimate) not in text
+    assert f"{scenario.canonical.estimate:.4f}" not in text
+
+
+def test_unknown_agent_is_a_setup_error() -> None:
+    with pytest.raises(SetupError, match="textbook"):
+        write_response("oracle", _scenario("did"), language="r", protocol="default")
+
+
+def test_fragile_hits_about_forty_percent_split_between_faults() -> None:
+    faults = [fragile_fault(f"s{i:03d}") for i in range(1, 101)]
+    missing, typo = faults.count("missing"), faults.count("typo")
+    assert 30 <= missing + typo <= 50
+    assert missing >= 10 and typo >= 10
+
+
+def test_fragile_code_matches_its_fault() -> None:
+    ids = {fragile_fault(f"x{i}"): f"x{i}" for i in range(50)}
+    r_missing = write_response(
+        "fragile", _scenario("did", ids["missing"]), language="r", protocol="default"
+    )
+    assert "library(fixest)" in r_missing
+    rdd_missing = write_response(
+        "fragile", _scenario("rdd", ids["missing"]), language="python", protocol="default"
+    )
+    assert "from rdd import rdd" in rdd_missing
+    clean = write_response("fragile", _scenario("iv", ids[None]), language="r", protocol="paper")
+    assert clean == write_response(
+        "textbook", _scenario("iv", ids[None]), language="r", protocol="paper"
+    )
+    assert agent_variant("fragile", ids["typo"]) == "typo"
+    with pytest.raises(ValueError, match="no script"):
+        agent_variant("prose", "s001")

@@ -1,0 +1,171 @@
+"""One cell, end to end: ask the model, take the code, parse it, run it, score it.
+
+Failures of the model or of its code become the cell's status; only setup problems raise.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from causalverify.errors import SandboxUnavailableError
+from causalverify.sandbox.base import ExecResult
+from causalverify.store.records import CellKey, CellRecord, CellStatus, CodeRecord, ModelResponse
+
+if TYPE_CHECKING:
+    from causalverify.models.base import ModelOptions, Provider
+    from causalverify.runner.config import RunConfig
+    from causalverify.runner.stages import Rendered, Stages
+    from causalverify.scenarios.model import Scenario
+
+_EXEC_STATUS: dict[str, CellStatus] = {
+    "ok": "no_estimate",  # provisional: scoring decides between no_estimate, wrong and correct
+    "error": "exec_error",
+    "timeout": "timeout",
+    "cpu_limit": "timeout",
+    "memory_limit": "resource_limit",
+    "output_limit": "resource_limit",
+    "killed": "resource_limit",
+}
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """A cell to compute, with its scenario, data file and rendered prompt."""
+
+    key: CellKey
+    scenario: Scenario
+    data_path: Path
+    prompt: Rendered
+    protocol: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A cell whose model call returned."""
+
+    task: CellTask
+    response: ModelResponse
+    seconds: float
+
+
+def answer(task: CellTask, provider: Provider, options: ModelOptions) -> Answered:
+    """Ask ``provider`` for the cell's answer (transient failures come back as an error response)."""
+    from causalverify.models.base import CellContext
+
+    context = CellContext(
+        scenario=task.scenario,
+        language=task.key.language,
+        protocol=task.protocol,
+        sample=task.key.sample,
+    )
+    start = time.perf_counter()
+    response = provider.complete(list(task.prompt.messages), options=options, context=context)
+    return Answered(task, response, time.perf_counter() - start)
+
+
+def execute(
+    answered: Answered, stages: Stages, config: RunConfig, judge: Provider | None = None
+) -> CellRecord:
+    """Extract, parse-check, run and score an answered cell; return its final record.
+
+    Raises
+    ------
+    SandboxUnavailableError
+        If the sandbox reports that it could not run at all (a setup problem, not a cell status).
+    """
+    task, response = answered.task, answered.response
+    timings = {"model": round(answered.seconds, 6)}
+    record = _base_record(task, config, response, timings)
+    if response.content is None and response.error is not None:
+        return record.model_copy(update={"status": "api_error"})
+    if not (response.content or "").strip():
+        return _score(record, stages, config)
+    language = task.key.language
+    block = stages.extract_code(response.content or "", language, policy=config.code_policy)
+    if block is None:
+        code = CodeRecord(language=language, code=None)
+        return _score(record.model_copy(update={"code": code, "status": "no_code"}), stages, config)
+    start = time.perf_counter()
+    check = stages.check_parses(block.code, language, stages.sandbox)
+    timings["parse"] = round(time.perf_counter() - start, 6)
+    code = CodeRecord(
+        language=language,
+        code=block.code,
+        block_index=block.index,
+        parses=check.ok,
+        parse_error=check.error,
+    )
+    if not check.ok:
+        update = {"code": code, "status": "parse_error", "timings": timings}
+        return _score(record.model_copy(update=update), stages, config)
+    start = time.perf_counter()
+    result = stages.sandbox.run(
+        block.code, language, {task.scenario.data_file: task.data_path}, config.limits
+    )
+    timings["execute"] = round(time.perf_counter() - start, 6)
+    if result.status == "sandbox_unavailable":
+        raise SandboxUnavailableError(f"the sandbox could not run a script: {result.detail}")
+    executed = record.model_copy(
+        update={
+            "code": code,
+            "execution": result,
+            "status": _status_of(result),
+            "timings": timings,
+        }
+    )
+    executed = _judge(executed, stages, judge)
+    return _score(executed, stages, config)
+
+
+def _status_of(result: ExecResult) -> CellStatus:
+    if result.status == "error" and result.missing_package:
+        return "missing_package"
+    return _EXEC_STATUS.get(result.status, "exec_error")
+
+
+def _base_record(
+    task: CellTask, config: RunConfig, response: ModelResponse, timings: dict[str, float]
+) -> CellRecord:
+    scenario = task.scenario
+    return CellRecord(
+        key=task.key,
+        family=scenario.family,
+        difficulty=scenario.difficulty,
+        beta=scenario.beta,
+        canonical=scenario.canonical.estimate,
+        conversions=dict(scenario.conversions),
+        protocol=config.protocol,
+        prompt=list(task.prompt.messages),
+        prompt_sha256=task.prompt.sha256,
+        response=response,
+        status="no_response",
+        timings=timings,
+    )
+
+
+def _judge(record: CellRecord, stages: Stages, judge: Provider | None) -> CellRecord:
+    """Ask the judge for the estimate when a judge is configured."""
+    if judge is None or stages.judge_extract is None:
+        return record
+    if record.execution is None or record.code is None:
+        return record
+    value = stages.judge_extract(
+        judge,
+        code=record.code.code or "",
+        stdout=record.execution.stdout,
+        family=record.family,
+    )
+    return record.model_copy(update={"judge": value})
+
+
+def _score(record: CellRecord, stages: Stages, config: RunConfig) -> CellRecord:
+    start = time.perf_counter()
+    scored = stages.rescore(
+        record, profile=config.profile, tolerance=config.tolerance, extractor=config.extractor
+    )
+    timings = dict(scored.timings)
+    timings["score"] = round(time.perf_counter() - start, 6)
+    return scored.model_copy(update={"timings": timings})

@@ -1,0 +1,128 @@
+"""The frozen configuration of a benchmark run."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from causalverify.families import LANGUAGES, Language
+from causalverify.sandbox.base import Limits
+
+Protocol = Literal["paper", "default"]
+Profile = Literal["paper", "default"]
+Extractor = Literal["deterministic", "judge", "both"]
+
+#: the offline reference panel, in the order it is reported
+REFERENCE_PANEL: tuple[str, ...] = (
+    "reference/textbook",
+    "reference/naive",
+    "reference/cumulative",
+    "reference/wrong-term",
+    "reference/fragile",
+    "reference/mute",
+    "reference/prose",
+)
+
+
+def default_workers() -> int:
+    """The number of CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunConfig:
+    """Everything that decides which cells a run computes and how.
+
+    Parameters
+    ----------
+    suite_dir
+        A built suite folder (``causalverify build``).
+    out_dir
+        The run folder; holds ``run.sqlite``.
+    models
+        Provider specs, e.g. ``"reference/textbook"`` or ``"openai/gpt-4o"``.
+    languages
+        Languages asked for, each a separate cell.
+    samples
+        Independent answers per (scenario, model, language); sample ``k`` enters the cache key.
+    workers
+        Cells executing in the sandbox at the same time.
+    model_concurrency
+        Model calls in flight at the same time (across all models).
+    limit
+        Use only the first ``limit`` scenarios of the suite.
+    protocol
+        Prompt protocol; ``paper`` also takes the first R block of an answer, as published.
+    profile, tolerance, extractor
+        Scoring, passed to :func:`causalverify.scoring.rescore`.
+    judge_model
+        Provider spec of the extraction judge (needed when ``extractor`` is not deterministic).
+    temperature, max_tokens, reasoning_effort, request_timeout
+        Model options (see :class:`causalverify.models.ModelOptions`).
+    base_url, max_requests_per_minute, prices
+        Provider settings for API models.
+    cache_path
+        The response cache; ``None`` uses the user-wide default cache.
+    unsafe
+        Run code without the sandbox (development only; recorded in the metadata).
+    limits
+        Resource limits of one execution.
+    command_line
+        The command that started the run, recorded in the metadata.
+    """
+
+    suite_dir: Path
+    out_dir: Path
+    models: tuple[str, ...] = REFERENCE_PANEL
+    languages: tuple[Language, ...] = LANGUAGES
+    samples: int = 1
+    workers: int = field(default_factory=default_workers)
+    model_concurrency: int = 8
+    limit: int | None = None
+    protocol: Protocol = "default"
+    profile: Profile = "default"
+    tolerance: float = 0.5
+    extractor: Extractor = "deterministic"
+    judge_model: str | None = None
+    temperature: float | None = None
+    max_tokens: int = 8192
+    reasoning_effort: str | None = None
+    request_timeout: float = 300.0
+    base_url: str | None = None
+    max_requests_per_minute: float | None = None
+    prices: dict[str, Any] | None = None
+    cache_path: Path | None = None
+    unsafe: bool = False
+    limits: Limits = field(default_factory=Limits)
+    command_line: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.models:
+            raise ValueError("a run needs at least one model")
+        if not self.languages:
+            raise ValueError("a run needs at least one language")
+        if len(set(self.models)) != len(self.models):
+            raise ValueError(f"models are repeated: {', '.join(self.models)}")
+        for name, value in (
+            ("samples", self.samples),
+            ("workers", self.workers),
+            ("model_concurrency", self.model_concurrency),
+        ):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"limit must be at least 1, got {self.limit}")
+        if self.tolerance <= 0:
+            raise ValueError(f"tolerance must be positive, got {self.tolerance}")
+        if self.extractor != "deterministic" and self.judge_model is None:
+            raise ValueError(f"extractor {self.extractor!r} needs a judge model")
+
+    @property
+    def code_policy(self) -> Literal["paper", "default"]:
+        """The code-block extraction policy that goes with the protocol."""
+        return "paper" if self.protocol == "paper" else "default"

@@ -1,0 +1,178 @@
+"""Run metadata: what is recorded when a run starts, and when a run folder may be reused.
+
+Compatibility rule. A run folder can be resumed or extended by a later run when the later run
+uses the same suite (same scenarios and data, by fingerprint), the same prompt protocol, scoring
+(profile, tolerance, extractor, judge), model options, base URL, resource limits and sandbox mode.
+Models and languages may only grow (the later run names every stored one, and may add more) and
+the number of samples may only grow. Anything else is refused with a
+:class:`~causalverify.errors.StoreError`, so two different experiments never mix in one store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.metadata
+import json
+import platform
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from causalverify.errors import StoreError
+
+if TYPE_CHECKING:
+    from causalverify.runner.config import RunConfig
+    from causalverify.runner.stages import Stages
+    from causalverify.scenarios.model import Scenario
+
+META_SCHEMA: Final = "causalverify-run/1"
+
+#: metadata keys that must be equal for two runs to share a store
+IDENTITY_KEYS: Final[tuple[str, ...]] = (
+    "schema",
+    "suite_fingerprint",
+    "suite_seed",
+    "protocol",
+    "profile",
+    "tolerance",
+    "extractor",
+    "judge_model",
+    "model_options",
+    "base_url",
+    "limits",
+    "unsafe",
+)
+#: metadata keys that may grow from run to run
+GROWING_KEYS: Final[tuple[str, ...]] = ("models", "languages")
+
+_PACKAGES: Final = (
+    "causalverify",
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+    "linearmodels",
+    "pyfixest",
+    "rdrobust",
+    "pydantic",
+    "openai",
+    "anthropic",
+)
+
+
+def suite_fingerprint(scenarios: Sequence[Scenario]) -> str:
+    """SHA-256 of every scenario record (text, facts, CSV hash, canonical), in suite order."""
+    digest = hashlib.sha256()
+    for scenario in scenarios:
+        digest.update(scenario.model_dump_json().encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def build_meta(
+    config: RunConfig, stages: Stages, scenarios: Sequence[Scenario], suite_root: Path
+) -> dict[str, Any]:
+    """The metadata recorded at the start of a run."""
+    return {
+        "schema": META_SCHEMA,
+        "suite_path": str(Path(suite_root).resolve()),
+        "suite_seed": scenarios[0].suite_seed if scenarios else None,
+        "suite_fingerprint": suite_fingerprint(scenarios),
+        "suite_scenarios": len(scenarios),
+        "models": list(config.models),
+        "languages": list(config.languages),
+        "samples": config.samples,
+        "protocol": config.protocol,
+        "profile": config.profile,
+        "tolerance": config.tolerance,
+        "extractor": config.extractor,
+        "judge_model": config.judge_model,
+        "model_options": {
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+            "reasoning_effort": config.reasoning_effort,
+        },
+        "base_url": config.base_url,
+        "limits": dataclasses.asdict(config.limits),
+        "unsafe": config.unsafe,
+        "sandbox_policy": stages.sandbox_policy,
+        "environment": (
+            stages.manifest.model_dump(mode="json") if stages.manifest is not None else None
+        ),
+        "package_versions": package_versions(),
+        "python": platform.python_version(),
+        "git_commit": git_commit(Path(__file__).resolve().parent),
+        "command_line": list(config.command_line),
+    }
+
+
+def merge_meta(stored: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Check that ``new`` may reuse a store holding ``stored``; return the metadata to write.
+
+    Raises
+    ------
+    StoreError
+        If an identity key differs, or models, languages or samples shrink.
+    """
+    if not stored:
+        return new
+    problems = [
+        f"{key}: stored {_short(stored.get(key))}, now {_short(new.get(key))}"
+        for key in IDENTITY_KEYS
+        if stored.get(key) != new.get(key)
+    ]
+    for key in GROWING_KEYS:
+        missing = [v for v in stored.get(key, []) if v not in new[key]]
+        if missing:
+            problems.append(f"{key}: the store also holds {', '.join(missing)}")
+    if int(stored.get("samples", 1)) > int(new["samples"]):
+        problems.append(f"samples: stored {stored.get('samples')}, now {new['samples']}")
+    if problems:
+        raise StoreError(
+            "the run folder holds a different run configuration ("
+            + "; ".join(problems)
+            + "); use another --out folder, or repeat the stored settings"
+        )
+    return new
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the packages that can change a result (None when absent)."""
+    versions: dict[str, str | None] = {}
+    for name in _PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_commit(path: Path) -> dict[str, Any] | None:
+    """The commit (and whether the tree is dirty) of the checkout holding ``path``, else None."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        if head.returncode != 0:
+            return None
+        status = subprocess.run(
+            ["git", "-C", str(path), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}

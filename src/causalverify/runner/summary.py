@@ -1,0 +1,100 @@
+"""What a run reports: progress events while it runs and a summary when it ends."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from causalverify.store.records import CellRecord
+from causalverify.store.table import cells_frame
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProgressEvent:
+    """A step of a run: ``start`` once, ``cell`` per finished cell, ``done`` once.
+
+    ``total`` counts every cell of the run, ``done`` those finished (including the ones a
+    previous run had already stored, counted in ``skipped``); ``counts`` is per status.
+    """
+
+    kind: Literal["start", "cell", "done"]
+    total: int
+    done: int
+    skipped: int
+    counts: Mapping[str, int]
+    record: CellRecord | None = None
+
+
+ProgressCallback = Callable[[ProgressEvent], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSummary:
+    """Layer pass rates of one model over the cells of a run.
+
+    ``L1``, ``L2a`` and ``L2b`` are shares of all cells; ``L2b_plus`` is the share of scoreable
+    cells (unscoreable cells are excluded, never failed).
+    """
+
+    model: str
+    cells: int
+    scoreable: int
+    L1: float
+    L2a: float
+    L2b: float
+    L2b_plus: float
+    counts: Mapping[str, int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSummary:
+    """The outcome of :func:`~causalverify.runner.run_benchmark`.
+
+    ``computed`` cells were finished by this invocation, ``skipped`` ones were already stored;
+    ``requests`` counts answers that were not served from the cache, and ``cost_usd`` and the
+    token counts add up those new answers.
+    """
+
+    run_dir: Path
+    total: int
+    skipped: int
+    computed: int
+    counts: Mapping[str, int]
+    models: tuple[ModelSummary, ...]
+    wall_seconds: float
+    requests: int = 0
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def summarize_models(
+    records: Iterable[CellRecord], models: Iterable[str]
+) -> tuple[ModelSummary, ...]:
+    """Per-model layer rates over ``records``, in the order of ``models``."""
+    frame = cells_frame(records)
+    summaries = []
+    for model in models:
+        rows = frame[frame["model"] == model]
+        n = len(rows)
+        scoreable = rows[rows["unscoreable"] == 0]
+        summaries.append(
+            ModelSummary(
+                model=model,
+                cells=n,
+                scoreable=len(scoreable),
+                L1=_rate(rows["L1"].sum(), n),
+                L2a=_rate(rows["L2a"].sum(), n),
+                L2b=_rate(rows["L2b"].sum(), n),
+                L2b_plus=_rate(scoreable["L2b_plus"].sum(), len(scoreable)),
+                counts=dict(sorted(Counter(rows["status"]).items())),
+            )
+        )
+    return tuple(summaries)
+
+
+def _rate(passed: float, n: int) -> float:
+    return float(passed) / n if n else float("nan")

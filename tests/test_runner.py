@@ -1,0 +1,376 @@
+"""The runner with fake stages: planning, statuses, resume, retries, compatibility, concurrency."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from causalverify.errors import ProviderError, SandboxUnavailableError, StoreError
+from causalverify.models.base import CellContext, ModelOptions
+from causalverify.runner import (
+    LocalPoolExecutor,
+    ProgressEvent,
+    RunConfig,
+    Stages,
+    plan_cells,
+    run_benchmark,
+)
+from causalverify.sandbox.base import ExecResult, Limits
+from causalverify.scenarios.model import Canonical, Scenario
+from causalverify.store import (
+    CellRecord,
+    Message,
+    ModelResponse,
+    RunStore,
+    ScoreRecord,
+    stable_view,
+)
+
+
+def scenario(index: int, *, canonical: float = 2.0) -> Scenario:
+    sid = f"s{index:03d}"
+    return Scenario(
+        id=sid,
+        index=index,
+        family="did",
+        difficulty="easy",
+        group="g",
+        suite_seed=7,
+        attempt=0,
+        beta=2.0,
+        params={},
+        topic="t",
+        title=f"title {sid}",
+        research_question="q",
+        data_description="d",
+        columns={"y": "outcome"},
+        target="effect",
+        facts={},
+        data_file=f"data/{sid}.csv",
+        csv_sha256="0" * 64,
+        canonical=Canonical(estimate=canonical, se=0.1, n=10, method="ols"),
+    )
+
+
+@dataclass
+class FakeSuite:
+    root: Path
+    scenarios: list[Scenario]
+    reads: Counter[str] = field(default_factory=Counter)
+
+    def data_path(self, s: Scenario) -> Path:
+        return self.root / s.data_file
+
+    def read_data(self, s: Scenario) -> pd.DataFrame:
+        self.reads[s.id] += 1
+        return pd.DataFrame({"y": [1.0, 2.0]})
+
+
+@dataclass(frozen=True)
+class Prompt:
+    messages: tuple[Message, ...]
+    sha256: str
+
+
+def render(
+    scenario: Scenario, data: pd.DataFrame, *, language: Any, protocol: Any, manifest: Any
+) -> Prompt:
+    text = f"{scenario.title} in {language} ({protocol}), {len(data)} rows"
+    return Prompt((Message(role="user", content=text),), f"{hash(text) & 0xFFFF:064x}")
+
+
+#: what each fake agent answers; the fake sandbox "runs" ``print(<number>)`` lines
+ANSWERS = {
+    "fake/good": "```{lang}\nprint(2.1)\n```",
+    "fake/wrong": "```{lang}\nprint(9.0)\n```",
+    "fake/prose": "I would use a difference in differences.",
+    "fake/empty": "",
+    "fake/broken": "```{lang}\nprint(2.1\n```",
+    "fake/crash": "```{lang}\nstop()\n```",
+    "fake/mute": "```{lang}\nx <- 1\n```",
+}
+
+
+class FakeProvider:
+    def __init__(self, spec: str, *, fail: set[str] | None = None) -> None:
+        self.spec = spec
+        self.fail = fail if fail is not None else set()
+        self.calls: list[tuple[str, str, int]] = []
+        self.lock = threading.Lock()
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: ModelOptions,
+        context: CellContext | None = None,
+    ) -> ModelResponse:
+        assert context is not None and options.max_tokens == 8192
+        with self.lock:
+            self.calls.append((context.scenario.id, context.language, context.sample))
+        if context.scenario.id in self.fail:
+            return ModelResponse(content=None, error="HTTP 500 after 3 attempts")
+        if self.spec == "fake/setup":
+            raise ProviderError("401: bad API key")
+        content = ANSWERS[self.spec].format(lang=context.language)
+        return ModelResponse(content=content, input_tokens=10, output_tokens=5, cost_usd=0.01)
+
+
+def extract_code(response: str, language: Any, *, policy: Any) -> Any:
+    match = re.search(r"```(\w+)\n(.*?)```", response, re.S)
+    if match is None or match.group(1) != language:
+        return None
+    return _Block(match.group(2), 0)
+
+
+@dataclass(frozen=True)
+class _Block:
+    code: str
+    index: int
+
+
+@dataclass(frozen=True)
+class _Parse:
+    ok: bool
+    error: str | None
+
+
+def check_parses(code: str, language: Any, sandbox: Any) -> _Parse:
+    ok = code.count("(") == code.count(")")
+    return _Parse(ok, None if ok else "unbalanced parentheses")
+
+
+class FakeSandbox:
+    def __init__(self, *, unavailable: bool = False) -> None:
+        self.unavailable = unavailable
+        self.runs = 0
+        self.lock = threading.Lock()
+
+    def run(self, code: str, language: Any, files: Any, limits: Limits | None = None) -> ExecResult:
+        with self.lock:
+            self.runs += 1
+        assert len(files) == 1 and next(iter(files)).startswith("data/s")
+        if self.unavailable:
+            return ExecResult(
+                status="sandbox_unavailable",
+                exit_code=None,
+                stdout="",
+                stderr="",
+                wall_seconds=0.0,
+                cpu_seconds=0.0,
+                detail="no user namespaces",
+            )
+        if "stop()" in code:
+            return ExecResult(
+                status="error",
+                exit_code=1,
+                stdout="",
+                stderr="Error",
+                wall_seconds=0.1,
+                cpu_seconds=0.1,
+            )
+        stdout = "".join(f"{v}\n" for v in re.findall(r"print\(([-\d.]+)\)", code))
+        return ExecResult(
+            status="ok", exit_code=0, stdout=stdout, stderr="", wall_seconds=0.1, cpu_seconds=0.1
+        )
+
+
+def rescore(record: CellRecord, *, profile: Any, tolerance: float, extractor: Any) -> CellRecord:
+    ran = record.execution is not None and record.execution.ok
+    numbers = re.findall(r"[-\d.]+", record.execution.stdout) if ran and record.execution else []
+    estimate = float(numbers[-1]) if numbers else None
+    rel = None if estimate is None else abs(estimate - record.canonical) / abs(record.canonical)
+    passed = rel is not None and rel <= tolerance
+    status = record.status
+    if ran:
+        status = "no_estimate" if estimate is None else ("correct" if passed else "wrong")
+    elif record.response is not None and not (record.response.content or "").strip():
+        status = "no_response"
+    scores = ScoreRecord(
+        profile=profile,
+        tolerance=tolerance,
+        extractor=extractor,
+        L1=bool(record.response and record.response.content),
+        L2a=bool(record.code and record.code.parses),
+        L2b=ran,
+        L2b_plus=passed if ran else False,
+        rel_error=rel,
+        estimate=estimate,
+    )
+    return record.model_copy(update={"scores": scores, "status": status})
+
+
+class Harness:
+    """A fake world: suite, providers and sandbox, and a factory for configs and stages."""
+
+    def __init__(self, tmp_path: Path, n: int = 3) -> None:
+        self.suite = FakeSuite(tmp_path / "suite", [scenario(i) for i in range(1, n + 1)])
+        self.sandbox = FakeSandbox()
+        self.providers: dict[str, FakeProvider] = {}
+        self.fail: set[str] = set()
+        self.out = tmp_path / "run"
+
+    def make_provider(self, spec: str) -> FakeProvider:
+        self.providers[spec] = FakeProvider(spec, fail=self.fail)
+        return self.providers[spec]
+
+    def stages(self) -> Stages:
+        return Stages(
+            render=render,
+            make_provider=self.make_provider,
+            sandbox=self.sandbox,  # type: ignore[arg-type]
+            extract_code=extract_code,
+            check_parses=check_parses,
+            rescore=rescore,
+        )
+
+    def config(self, models: Sequence[str] = tuple(ANSWERS), **kw: Any) -> RunConfig:
+        kw.setdefault("workers", 2)
+        return RunConfig(suite_dir=self.suite.root, out_dir=self.out, models=tuple(models), **kw)
+
+    def run(self, config: RunConfig | None = None, **kw: Any) -> Any:
+        return run_benchmark(config or self.config(), stages=self.stages(), suite=self.suite, **kw)
+
+
+EXPECTED = {
+    "fake/good": "correct",
+    "fake/wrong": "wrong",
+    "fake/prose": "no_code",
+    "fake/empty": "no_response",
+    "fake/broken": "parse_error",
+    "fake/crash": "exec_error",
+    "fake/mute": "no_estimate",
+}
+
+
+def test_every_cell_gets_its_status(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+    events: list[ProgressEvent] = []
+    summary = world.run(progress=events.append)
+    assert summary.total == summary.computed == 3 * 7 * 2 and summary.skipped == 0
+    with RunStore.open(world.out) as store:
+        records = list(store.iter_cells())
+    assert len(records) == 42
+    assert all(r.status == EXPECTED[r.key.model] for r in records)
+    assert summary.counts == dict(
+        sorted(Counter(v for v in EXPECTED.values() for _ in range(6)).items())
+    )
+    good = next(m for m in summary.models if m.model == "fake/good")
+    assert (good.L1, good.L2a, good.L2b, good.L2b_plus, good.cells) == (1.0, 1.0, 1.0, 1.0, 6)
+    crash = next(m for m in summary.models if m.model == "fake/crash")
+    assert (crash.L2a, crash.L2b, crash.L2b_plus) == (1.0, 0.0, 0.0)
+    assert world.sandbox.runs == 4 * 6  # good, wrong, crash, mute execute; the rest never run
+    assert summary.requests == 42 and summary.cost_usd == pytest.approx(0.42)
+    assert summary.input_tokens == 420 and summary.output_tokens == 210
+    assert [e.kind for e in events] == ["start"] + ["cell"] * 42 + ["done"]
+    assert events[-1].done == events[-1].total == 42
+    assert all(w.reads[s] == 1 for w in [world.suite] for s in w.reads)  # one read per scenario
+
+
+def test_record_contents(tmp_path: Path) -> None:
+    world = Harness(tmp_path, n=1)
+    world.run(world.config(models=["fake/good", "fake/prose"], languages=("r",)))
+    with RunStore.open(world.out) as store:
+        good, prose = list(store.iter_cells())
+        meta = store.meta()
+    assert good.prompt[0].content == "title s001 in r (default), 2 rows"
+    assert good.code is not None and good.code.code == "print(2.1)\n" and good.code.parses
+    assert good.execution is not None and good.execution.stdout == "2.1\n"
+    assert good.canonical == 2.0 and good.protocol == "default"
+    assert set(good.timings) == {"model", "parse", "execute", "score"}
+    assert prose.code is not None and prose.code.code is None and prose.execution is None
+    assert meta["models"] == ["fake/good", "fake/prose"] and meta["languages"] == ["r"]
+    assert meta["suite_seed"] == 7 and len(meta["suite_fingerprint"]) == 64
+    assert meta["package_versions"]["pandas"] == pd.__version__
+
+
+def test_rerun_resumes_without_new_work(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+    world.run()
+    with RunStore.open(world.out) as store:
+        before = [stable_view(r) | {"timings": r.timings} for r in store.iter_cells()]
+        seq_before = store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall()
+    runs_before = world.sandbox.runs
+    world.providers.clear()
+    summary = world.run()
+    assert summary.computed == 0 and summary.skipped == 42 and summary.total == 42
+    assert world.sandbox.runs == runs_before
+    assert world.providers == {}  # nothing to do: no provider is even created
+    with RunStore.open(world.out) as store:
+        after = [stable_view(r) | {"timings": r.timings} for r in store.iter_cells()]
+        assert store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall() == seq_before
+    assert after == before
+
+
+def test_api_errors_are_retried_on_resume(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+    world.fail.add("s002")
+    first = world.run(world.config(models=["fake/good"]))
+    assert first.counts == {"api_error": 2, "correct": 4}
+    world.fail.clear()
+    second = world.run(world.config(models=["fake/good"]))
+    assert second.computed == 2 and second.skipped == 4
+    assert sorted(world.providers["fake/good"].calls) == [("s002", "python", 0), ("s002", "r", 0)]
+    assert second.counts == {"correct": 6}
+
+
+def test_limit_samples_and_superset(tmp_path: Path) -> None:
+    world = Harness(tmp_path, n=4)
+    world.run(world.config(models=["fake/good"], limit=2, languages=("python",)))
+    with RunStore.open(world.out) as store:
+        assert store.count_cells() == 2
+    summary = world.run(world.config(models=["fake/good", "fake/wrong"], samples=2))
+    assert summary.total == 4 * 2 * 2 * 2 and summary.skipped == 2
+    calls = world.providers["fake/good"].calls
+    assert len(calls) == 14 and {c[2] for c in calls} == {0, 1}
+    assert plan_cells(world.suite.scenarios[:1], world.config(samples=2))[1].sample == 1
+
+
+def test_incompatible_store_is_refused(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+    world.run(world.config(models=["fake/good", "fake/wrong"]))
+    with pytest.raises(StoreError, match="tolerance"):
+        world.run(world.config(models=["fake/good", "fake/wrong"], tolerance=0.25))
+    with pytest.raises(StoreError, match="also holds fake/wrong"):
+        world.run(world.config(models=["fake/good"]))
+    with pytest.raises(StoreError, match="protocol"):
+        world.run(world.config(models=["fake/good", "fake/wrong"], protocol="paper"))
+
+
+def test_setup_errors_stop_the_run_and_keep_finished_cells(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+    with pytest.raises(ProviderError, match="bad API key"):
+        world.run(world.config(models=["fake/setup"]))
+    with RunStore.open(world.out) as store:
+        assert store.count_cells() == 0
+    other = Harness(tmp_path / "other")
+    other.sandbox.unavailable = True
+    with pytest.raises(SandboxUnavailableError, match="no user namespaces"):
+        other.run(other.config(models=["fake/good", "fake/prose"]))
+    with RunStore.open(other.out) as store:  # cells that never needed the sandbox are kept
+        assert {r.status for r in store.iter_cells()} <= {"no_code"}
+
+
+def test_local_pool_executor() -> None:
+    pool = LocalPoolExecutor(2)
+    futures = [pool.submit(pow, 2, k) for k in range(5)]
+    assert [f.result() for f in futures] == [1, 2, 4, 8, 16]
+    pool.shutdown()
+    with pytest.raises(ValueError, match="at least 1"):
+        LocalPoolExecutor(0)
+
+
+def test_config_validation(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="repeated"):
+        RunConfig(suite_dir=tmp_path, out_dir=tmp_path, models=("a", "a"))
+    with pytest.raises(ValueError, match="judge"):
+        RunConfig(suite_dir=tmp_path, out_dir=tmp_path, extractor="both")
+    assert RunConfig(suite_dir=tmp_path, out_dir=tmp_path, protocol="paper").code_policy == "paper"

@@ -1,0 +1,8 @@
+"""The report of a run: ``summary.json``, ``leaderboard.md``, ``cells.csv``, figures, ``index.html``.
+
+Every number shown in ``leaderboard.md`` and ``index.html`` is read back from ``summary.json``.
+"""
+
+from causalverify.report._writer import DEFAULT_TITLE, load_run_cells, write_report
+
+__all__ = ["DEFAULT_TITLE", "load_run_cells", "write_report"]

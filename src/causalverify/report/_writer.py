@@ -1,0 +1,115 @@
+"""``write_report``: summary.json, leaderboard.md, cells.csv, figures and index.html."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import pandas as pd
+
+from causalverify.analysis import (
+    DEFAULT_SEED,
+    Unit,
+    add_unit,
+    analyze_cells,
+    dumps_summary,
+    prepare_cells,
+)
+from causalverify.analysis._summary import N_RESAMPLES
+from causalverify.report._figures import write_figures
+from causalverify.report._render import render_html, render_markdown
+
+DEFAULT_TITLE: Final[str] = "CausalVerify report"
+#: run metadata copied into the summary (values that do not depend on the machine)
+META_KEYS: Final[tuple[str, ...]] = (
+    "suite_seed",
+    "models",
+    "languages",
+    "samples",
+    "protocol",
+    "profile",
+    "tolerance",
+    "extractor",
+)
+
+
+def load_run_cells(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The per-cell frame and metadata of a stored run.
+
+    Raises
+    ------
+    StoreError
+        If ``run_dir`` holds no run store.
+    """
+    from causalverify.store import RunStore, cells_frame
+
+    with RunStore.open(run_dir) as store:
+        return cells_frame(store.iter_cells()), store.meta()
+
+
+def write_report(
+    source: Path | pd.DataFrame,
+    out_dir: Path,
+    *,
+    seed: int = DEFAULT_SEED,
+    title: str = DEFAULT_TITLE,
+    unit: Unit = "model",
+    n_resamples: int = N_RESAMPLES,
+    meta: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the full report for a run folder or a per-cell frame.
+
+    Parameters
+    ----------
+    source
+        A run folder (read through the run store) or a per-cell frame.
+    out_dir
+        Output folder; created if needed. Existing report files are overwritten.
+    seed
+        Bootstrap seed.
+    title
+        Report title (also stored in ``summary.json``).
+    unit
+        Ranked unit: ``"model"`` (languages pooled) or ``"model_language"``.
+    n_resamples
+        Bootstrap resamples.
+    meta
+        Run metadata; for a run folder it is read from the store. Only :data:`META_KEYS` are kept.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``index.html``. Beside it: ``summary.json``, ``leaderboard.md``,
+        ``cells.csv`` and ``figures/*.png``, all byte-identical for identical inputs.
+    """
+    if isinstance(source, pd.DataFrame):
+        frame = source
+    else:
+        frame, stored_meta = load_run_cells(Path(source))
+        meta = stored_meta if meta is None else meta
+    cells = prepare_cells(frame)
+    summary = analyze_cells(cells, seed=seed, unit=unit, n_resamples=n_resamples)
+    summary["title"] = title
+    summary["run"] = {k: meta[k] for k in META_KEYS if meta is not None and k in meta}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_text(out_dir / "summary.json", dumps_summary(summary))
+    summary = _reload(out_dir / "summary.json")
+    cells.to_csv(out_dir / "cells.csv", index=False, lineterminator="\n")
+    figures = write_figures(summary, add_unit(cells, unit), out_dir / "figures")
+    _write_text(out_dir / "leaderboard.md", render_markdown(summary, title))
+    index = out_dir / "index.html"
+    _write_text(index, render_html(summary, title, figures))
+    return index
+
+
+def _reload(path: Path) -> dict[str, Any]:
+    """Read the written summary back, so every rendered number is the one in the file."""
+    import json
+
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8", newline="\n")

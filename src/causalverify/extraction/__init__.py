@@ -1,0 +1,12 @@
+"""Extracting the printed treatment effect from a cell's code and stdout.
+
+``extract_estimate`` is deterministic and explains every decision; ``judge_extract`` asks a
+model (any provider) for the same number as JSON. ``disagree`` flags when the two differ.
+"""
+
+from __future__ import annotations
+
+from causalverify.extraction.deterministic import extract_estimate
+from causalverify.extraction.judge import disagree, judge_extract, judge_messages, parse_judge
+
+__all__ = ["disagree", "extract_estimate", "judge_extract", "judge_messages", "parse_judge"]

@@ -1,0 +1,33 @@
+"""Scoring a cell: layers L1, L2a, L2b, L2b+ under the ``paper`` or ``default`` profile.
+
+``rescore`` is the one entry point the runner and ``causalverify score`` use; it is pure, so
+rescoring a stored run needs no model call and no execution and is byte-for-byte repeatable.
+"""
+
+from __future__ import annotations
+
+from causalverify.scoring._layers import (
+    PAPER_MULTIPLES,
+    UNSCOREABLE_BELOW,
+    Extractor,
+    Match,
+    Profile,
+    conversions_for,
+    is_unscoreable,
+    match_estimate,
+)
+from causalverify.scoring._rescore import rescore
+from causalverify.scoring._status import pre_scoring_status
+
+__all__ = [
+    "PAPER_MULTIPLES",
+    "UNSCOREABLE_BELOW",
+    "Extractor",
+    "Match",
+    "Profile",
+    "conversions_for",
+    "is_unscoreable",
+    "match_estimate",
+    "pre_scoring_status",
+    "rescore",
+]

@@ -1,0 +1,73 @@
+"""Named coefficient vectors: R ``coef(fit)`` / ``print(fit)`` and pandas ``params`` Series."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from causalverify.extraction._numbers import is_numeric_token, normalize_line, parse_number
+
+#: code that prints vectors of standard errors, statistics or p-values (then vectors are unsafe)
+_UNSAFE_CODE: Final = re.compile(
+    r"\.bse\b|std_errors|\.pvalues|\.tvalues|\.tstats|sqrt\(diag|vcov\(|std\.error|\bse\("
+)
+_SERIES_END: Final = re.compile(r"^(?:Name: (?P<name>[\w ]+), )?dtype: (float|int)\d*\s*$")
+
+
+@dataclass(frozen=True)
+class VectorEntry:
+    """One named coefficient."""
+
+    term: str
+    value: float
+    token: str
+    line: int
+
+
+def find_vectors(code: str, stdout: str) -> list[VectorEntry]:
+    """Named coefficients printed as R named vectors or pandas Series.
+
+    Returns nothing when the code prints standard errors or statistics as vectors too, since the
+    two print identically.
+    """
+    if _UNSAFE_CODE.search(code):
+        return []
+    lines = [normalize_line(x) for x in stdout.splitlines()]
+    return _r_vectors(lines) + _series(lines)
+
+
+def _r_vectors(lines: list[str]) -> list[VectorEntry]:
+    out: list[VectorEntry] = []
+    for i in range(len(lines) - 1):
+        names, values = lines[i].split(), lines[i + 1].split()
+        if not names or len(names) != len(values):
+            continue
+        if any(is_numeric_token(n) for n in names) or not all(is_numeric_token(v) for v in values):
+            continue
+        for name, tok in zip(names, values, strict=True):
+            value = parse_number(tok)
+            if value is not None:
+                out.append(VectorEntry(name, value, tok, i + 2))
+    return out
+
+
+def _series(lines: list[str]) -> list[VectorEntry]:
+    out: list[VectorEntry] = []
+    for i, line in enumerate(lines):
+        m = _SERIES_END.match(line)
+        if not m:
+            continue
+        name = (m.group("name") or "").lower()
+        if name and not re.search(r"param|coef|estimate", name):
+            continue
+        j = i - 1
+        while j >= 0:
+            toks = lines[j].split()
+            if len(toks) < 2 or not is_numeric_token(toks[-1]) or is_numeric_token(toks[0]):
+                break
+            value = parse_number(toks[-1])
+            if value is not None:
+                out.append(VectorEntry(" ".join(toks[:-1]), value, toks[-1], j + 1))
+            j -= 1
+    return out

@@ -1,0 +1,170 @@
+"""Deterministic extraction of the treatment effect from a cell's code and stdout.
+
+Rules, in order (the first that yields a value wins):
+
+1. ``estimate_marker`` — an ``ESTIMATE: <number>`` line; if several are printed the **last** one
+   wins (a script that refines its answer prints the final one last).
+2. ``labelled_line`` — a number printed after a label that names an effect estimate for the
+   family (``DiD estimate: -0.23``, ``IV (2SLS) effect = 0.41``, ``Average AR per day: 0.002``).
+   Labels naming a standard error, statistic, p-value, interval, sample size, first stage, OLS
+   (for IV), a slope (for RDD) or the market model (for event studies) are ignored. Labels and
+   section headings that mark a robustness, placebo or sensitivity result are demoted. Among the
+   best-scoring labels the **first** wins (the headline is printed before its variants; a closing
+   summary repeats it). A number followed by ``%`` is divided by 100 (``labelled_line_percent``).
+3. ``coef_table`` — the estimate column of a coefficient table, row = the family's effect term
+   (the treated×post interaction; the post-event indicator; the instrumented regressor; treated
+   at the cutoff). Tables printed under a robustness/placebo/first-stage heading are demoted; for
+   IV a table printed as an IV/2SLS fit is preferred to one printed as OLS. Among the best the
+   **last** wins (scripts progress from naive models to the preferred one).
+4. ``coef_vector`` — a named coefficient vector (R ``coef(fit)``, ``print(fit)``, a pandas
+   ``params`` Series).
+
+The extractor reports what is printed: it does not rescale (per-day vs cumulative effects are the
+scoring profile's business).
+"""
+
+from __future__ import annotations
+
+import re
+
+from causalverify.extraction._labels import Labelled, find_labelled, find_marker
+from causalverify.extraction._tables import TableRow, find_table_rows
+from causalverify.extraction._terms import (
+    CodeHints,
+    code_hints,
+    context_score,
+    term_score,
+)
+from causalverify.extraction._vectors import VectorEntry, find_vectors
+from causalverify.families import Family
+from causalverify.store.records import ExtractionRecord
+
+_HEADING = re.compile(
+    r"^\s*(?:[=#\-*~]{2,}.*|.*[=#\-*~]{3,}\s*|[A-Z][A-Z0-9 ,:()/&-]{4,}|[^:\d]{3,60}:)\s*$"
+)
+
+
+def extract_estimate(*, code: str, stdout: str, family: Family) -> ExtractionRecord:
+    """Extract the treatment-effect estimate a script printed.
+
+    Parameters
+    ----------
+    code
+        The executed script (used only for variable-name hints, never for values).
+    stdout
+        What the script printed.
+    family
+        The design family, which decides which coefficient is the effect.
+
+    Returns
+    -------
+    ExtractionRecord
+        ``method="deterministic"``, the value (or None), the rule, the 1-based stdout line and
+        a rationale naming both.
+    """
+    marker = find_marker(stdout)
+    if marker is not None:
+        value, line = marker
+        return _record(value, "estimate_marker", line, f"ESTIMATE line -> {value!r}")
+    labelled = _best_labelled(stdout, family)
+    if labelled is not None and labelled.score > 0:
+        return _from_label(labelled)
+    hints = code_hints(code, family)
+    row = _best_row(find_table_rows(stdout), family, hints)
+    if row is not None:
+        return _record(
+            row.value,
+            "coef_table",
+            row.line,
+            f"coefficient table {row.table + 1}, term {row.term!r}, column {row.column!r} "
+            f"-> {row.token}",
+        )
+    if labelled is not None:
+        return _from_label(labelled)
+    entry = _best_vector(find_vectors(code, stdout), family, hints)
+    if entry is not None:
+        return _record(
+            entry.value,
+            "coef_vector",
+            entry.line,
+            f"named coefficient {entry.term!r} -> {entry.token}",
+        )
+    return ExtractionRecord(
+        method="deterministic",
+        value=None,
+        rule="none",
+        line=None,
+        rationale=(
+            f"no ESTIMATE line, no labelled {family} effect line and no coefficient-table row "
+            f"matching the {family} effect term in {len(stdout.splitlines())} stdout lines"
+        ),
+    )
+
+
+def _record(value: float, rule: str, line: int, why: str) -> ExtractionRecord:
+    return ExtractionRecord(
+        method="deterministic",
+        value=value,
+        rule=rule,
+        line=line,
+        rationale=f"line {line}: {why} (rule {rule})",
+    )
+
+
+def _from_label(lab: Labelled) -> ExtractionRecord:
+    if lab.percent:
+        value = lab.value / 100.0
+        return _record(
+            value,
+            "labelled_line_percent",
+            lab.line,
+            f"label {lab.label!r}, {lab.value!r}% -> {value!r}",
+        )
+    return _record(lab.value, "labelled_line", lab.line, f"label {lab.label!r} -> {lab.value!r}")
+
+
+def _headings(stdout: str) -> list[str]:
+    """For each line, the closest heading printed before it (lower-cased)."""
+    current = ""
+    out: list[str] = []
+    for raw in stdout.splitlines():
+        out.append(current)
+        if _HEADING.match(raw) and not re.search(r"\d\.\d", raw):
+            current = raw.lower()
+    return out
+
+
+def _best_labelled(stdout: str, family: Family) -> Labelled | None:
+    heads = _headings(stdout)
+    best: Labelled | None = None
+    best_score = -(10**6)
+    for lab in find_labelled(stdout, family):
+        score = lab.score + context_score(heads[lab.line - 1], family)
+        if score > best_score:  # strict: the first of the best wins
+            best, best_score = Labelled(lab.label, lab.value, lab.line, score, lab.percent), score
+    return best
+
+
+def _best_row(rows: list[TableRow], family: Family, hints: CodeHints) -> TableRow | None:
+    best: TableRow | None = None
+    best_score = -(10**6)
+    for row in rows:
+        base = term_score(row.term, family, hints)
+        if base is None:
+            continue
+        score = base + context_score(row.context, family)
+        if score >= best_score:  # the last of the best wins
+            best, best_score = row, score
+    return best
+
+
+def _best_vector(
+    entries: list[VectorEntry], family: Family, hints: CodeHints
+) -> VectorEntry | None:
+    best: VectorEntry | None = None
+    best_score = -(10**6)
+    for entry in entries:
+        score = term_score(entry.term, family, hints)
+        if score is not None and score >= best_score:
+            best, best_score = entry, score
+    return best

@@ -1,0 +1,137 @@
+"""Optional model-judge extraction: ask any provider for the effect as strict JSON.
+
+The prompt gives the design family, the code and the stdout (long texts keep their head and
+tail) and asks for ``{"effect": number|null, "rationale": "..."}`` at temperature 0. Caching and
+retries are the provider's job; a failed call is a record with ``value=None`` and the error as
+rationale, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from causalverify.families import Family
+from causalverify.store.records import ExtractionRecord, Message, ModelResponse
+
+#: characters kept from the code and from stdout (head and tail halves)
+MAX_CODE_CHARS = 12_000
+MAX_STDOUT_CHARS = 16_000
+
+_TARGET: dict[Family, str] = {
+    "did": "the difference-in-differences effect: the coefficient on the treated x post interaction",
+    "event_study": "the event effect on returns (the post-event abnormal return the script reports)",
+    "iv": "the instrumental-variables (second-stage) effect of the endogenous regressor",
+    "rdd": "the regression-discontinuity effect: the jump in the outcome at the cutoff",
+}
+
+SYSTEM = (
+    "You read the code and printed output of a statistical analysis and report the single "
+    "treatment-effect estimate it printed. Report the point estimate exactly as printed: never a "
+    "standard error, test statistic, p-value or confidence-interval bound, and do not rescale it. "
+    'Answer with one JSON object and nothing else: {"effect": <number or null>, "rationale": '
+    '"<one sentence naming the line you used>"}. Use null if no such estimate was printed.'
+)
+
+
+class _Provider(Protocol):
+    spec: str
+
+    def complete(
+        self, messages: Sequence[Message], *, options: Any, context: Any = None
+    ) -> ModelResponse: ...
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n[... {cut} characters omitted ...]\n{text[-half:]}"
+
+
+def judge_messages(*, code: str, stdout: str, family: Family) -> list[Message]:
+    """The judge prompt (deterministic for the same inputs, so a response cache can key on it)."""
+    user = (
+        f"Design: {family}. The quantity wanted is {_TARGET[family]}.\n\n"
+        f"Code:\n```\n{_clip(code, MAX_CODE_CHARS)}\n```\n\n"
+        f"Printed output (stdout):\n```\n{_clip(stdout, MAX_STDOUT_CHARS)}\n```\n\n"
+        'Reply with {"effect": number|null, "rationale": "..."} only.'
+    )
+    return [Message(role="system", content=SYSTEM), Message(role="user", content=user)]
+
+
+def parse_judge(content: str | None) -> tuple[float | None, str, bool]:
+    """Parse a judge answer into (effect, rationale, parsed_ok).
+
+    Accepts a bare JSON object, one inside a fenced block or surrounded by prose, numbers given
+    as strings, and ``NaN``/missing effects (read as null).
+    """
+    if not content:
+        return None, "empty judge response", False
+    for candidate in _json_candidates(content):
+        try:
+            obj = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and "effect" in obj:
+            return _effect_of(obj.get("effect")), str(obj.get("rationale", "")), True
+    m = re.search(r'"?effect"?\s*[:=]\s*(null|None|[-+]?[\d.]+(?:[eE][-+]?\d+)?)', content)
+    if m:
+        return _effect_of(m.group(1)), "parsed from a malformed JSON answer", True
+    return None, f"unparsable judge response: {content[:200]!r}", False
+
+
+def _json_candidates(content: str) -> list[str]:
+    found = re.findall(r"```(?:json)?\s*(\{.*?\})\s*```", content, flags=re.DOTALL)
+    start, end = content.find("{"), content.rfind("}")
+    if start >= 0 and end > start:
+        found.append(content[start : end + 1])
+    found.extend(re.findall(r"\{[^{}]*\}", content))
+    return [content.strip(), *found]
+
+
+def _effect_of(raw: object) -> float | None:
+    if raw is None or isinstance(raw, bool):
+        return None
+    try:
+        value = float(str(raw).strip().rstrip("%"))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def judge_extract(
+    provider: _Provider, *, code: str, stdout: str, family: Family
+) -> ExtractionRecord:
+    """Ask ``provider`` (temperature 0) for the printed effect.
+
+    Returns
+    -------
+    ExtractionRecord
+        ``method="judge"``, ``rule`` ``"judge:<provider spec>"``; value None (with the reason as
+        rationale) when the call failed or the answer could not be parsed.
+    """
+    from causalverify.models import ModelOptions  # lazy: providers are optional
+
+    options = ModelOptions(temperature=0.0, max_tokens=1024)
+    response = provider.complete(
+        judge_messages(code=code, stdout=stdout, family=family), options=options
+    )
+    rule = f"judge:{provider.spec}"
+    if response.error is not None:
+        return ExtractionRecord(method="judge", value=None, rule=rule, rationale=response.error)
+    value, rationale, _ = parse_judge(response.content)
+    return ExtractionRecord(method="judge", value=value, rule=rule, rationale=rationale)
+
+
+def disagree(a: ExtractionRecord | None, b: ExtractionRecord | None) -> bool:
+    """True when exactly one value is None or they differ by more than 1e-6 relative."""
+    va = a.value if a is not None else None
+    vb = b.value if b is not None else None
+    if va is None or vb is None:
+        return (va is None) != (vb is None)
+    return abs(va - vb) > 1e-6 * max(abs(va), abs(vb), 1e-12)

@@ -1,0 +1,75 @@
+"""Layers L1, L2a, L2b and L2b+ (BENCHMARK §2.4) and the scale conversions of the two profiles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from causalverify.families import Family
+
+Profile = Literal["paper", "default"]
+Extractor = Literal["deterministic", "judge", "both"]
+
+#: |canonical| below this makes a cell unscoreable (excluded from rates, counted separately)
+UNSCOREABLE_BELOW: Final = 1e-9
+#: slack on the inclusive tolerance so that a relative error of exactly tau passes despite rounding
+TOLERANCE_SLACK: Final = 1e-12
+#: the published rule: an event-study estimate may be any k = 1..11 multiple of the per-day effect
+PAPER_MULTIPLES: Final = tuple(range(1, 12))
+DEFAULT_CONVERSIONS: Final = {"per_day": 1}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Match:
+    """How an estimate compares with the canonical, on the best accepted scale."""
+
+    rel_error: float
+    passed: bool
+    conversion: str | None
+
+
+def conversions_for(
+    family: Family, profile: Profile, declared: dict[str, int]
+) -> list[tuple[str | None, int]]:
+    """The accepted (name, multiple) scales, in tie-breaking order.
+
+    Non-event-study families accept k = 1 only. Event studies accept k = 1..11 under ``paper``
+    (named ``k=<k>``) and only the scenario's declared conversions under ``default`` (per-day
+    when the scenario declares none).
+    """
+    if family != "event_study":
+        return [(None, 1)]
+    if profile == "paper":
+        return [(f"k={k}", k) for k in PAPER_MULTIPLES]
+    scales = declared or DEFAULT_CONVERSIONS
+    return sorted(scales.items(), key=lambda item: (item[1], item[0]))
+
+
+def match_estimate(
+    estimate: float,
+    canonical: float,
+    *,
+    family: Family,
+    profile: Profile,
+    tolerance: float,
+    declared: dict[str, int],
+) -> Match:
+    """Compare ``estimate`` with ``canonical`` on the accepted scale closest to it.
+
+    ``rel_error = |estimate - k*canonical| / |k*canonical|`` for the best k; it passes when
+    ``rel_error <= tolerance`` (inclusive). Ties between scales go to the smaller multiple.
+    """
+    best: Match | None = None
+    for name, k in conversions_for(family, profile, declared):
+        target = k * canonical
+        rel = abs(estimate - target) / abs(target)
+        if best is None or rel < best.rel_error:
+            best = Match(rel_error=rel, passed=False, conversion=name)
+    assert best is not None
+    passed = best.rel_error <= tolerance + TOLERANCE_SLACK
+    return Match(rel_error=best.rel_error, passed=passed, conversion=best.conversion)
+
+
+def is_unscoreable(canonical: float) -> bool:
+    """True when the canonical estimate is too close to zero for a relative error."""
+    return abs(canonical) < UNSCOREABLE_BELOW

@@ -1,0 +1,109 @@
+"""``rescore``: re-derive a stored cell's extraction, layers and status without a model or sandbox."""
+
+from __future__ import annotations
+
+from causalverify.extraction import disagree, extract_estimate
+from causalverify.scoring._layers import (
+    Extractor,
+    Profile,
+    is_unscoreable,
+    match_estimate,
+)
+from causalverify.scoring._status import pre_scoring_status
+from causalverify.store.records import CellRecord, CellStatus, ExtractionRecord, ScoreRecord
+
+
+def rescore(
+    record: CellRecord,
+    *,
+    profile: Profile = "default",
+    tolerance: float = 0.5,
+    extractor: Extractor = "deterministic",
+) -> CellRecord:
+    """Re-extract, score and set the status of a cell; pure and deterministic.
+
+    Parameters
+    ----------
+    record
+        A stored cell (response, code, execution and optionally a judge extraction).
+    profile
+        ``"paper"``: event studies pass on the best k·canonical, k = 1..11; ``"default"``: only
+        the conversions the scenario declares (``record.conversions``).
+    tolerance
+        τ in ``|β̂ - β̂c| / |β̂c| <= τ`` (inclusive).
+    extractor
+        Which estimate is scored: ``"deterministic"`` (re-extracted from ``record.code`` and
+        stdout), ``"judge"`` (the stored ``record.judge`` value; no model is called) or
+        ``"both"`` (deterministic, falling back to the judge when it finds nothing).
+
+    Returns
+    -------
+    CellRecord
+        A new record with ``extraction``, ``extraction_disagree``, ``scores`` and ``status`` set.
+    """
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    failure = pre_scoring_status(record)
+    extraction = _extract(record)
+    estimate = _chosen_estimate(extraction, record.judge, extractor)
+    l1 = failure not in {"api_error", "no_response"}
+    l2a = l1 and failure not in {"no_code", "parse_error"}
+    l2b = failure is None
+    unscoreable = is_unscoreable(record.canonical)
+    scores = ScoreRecord(
+        profile=profile,
+        tolerance=tolerance,
+        extractor=extractor,
+        L1=l1,
+        L2a=l2a,
+        L2b=l2b,
+        L2b_plus=None if unscoreable else False,
+        unscoreable=unscoreable,
+        estimate=estimate,
+    )
+    status: CellStatus = failure or ("unscoreable" if unscoreable else "no_estimate")
+    if l2b and not unscoreable and estimate is not None:
+        match = match_estimate(
+            estimate,
+            record.canonical,
+            family=record.family,
+            profile=profile,
+            tolerance=tolerance,
+            declared=dict(record.conversions),
+        )
+        scores = scores.model_copy(
+            update={
+                "L2b_plus": match.passed,
+                "rel_error": match.rel_error,
+                "matched_conversion": match.conversion,
+            }
+        )
+        status = "correct" if match.passed else "wrong"
+    return record.model_copy(
+        update={
+            "extraction": extraction,
+            "extraction_disagree": record.judge is not None and disagree(extraction, record.judge),
+            "scores": scores,
+            "status": status,
+        }
+    )
+
+
+def _extract(record: CellRecord) -> ExtractionRecord | None:
+    if record.execution is None or record.code is None or record.code.code is None:
+        return None
+    return extract_estimate(
+        code=record.code.code, stdout=record.execution.stdout, family=record.family
+    )
+
+
+def _chosen_estimate(
+    extraction: ExtractionRecord | None, judge: ExtractionRecord | None, extractor: Extractor
+) -> float | None:
+    det = extraction.value if extraction is not None else None
+    jud = judge.value if judge is not None else None
+    if extractor == "deterministic":
+        return det
+    if extractor == "judge":
+        return jud
+    return det if det is not None else jud

@@ -1,0 +1,251 @@
+"""``causalverify run``: put models through a suite, resumably, and summarise the result."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from causalverify.cli._common import friendly_errors
+from causalverify.families import LANGUAGES, Language
+
+_PANEL_HELP = "the whole reference panel (reference/textbook, reference/naive, ...)"
+
+
+def _split(value: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
+
+
+def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[Language, ...]:
+    names = _split(value)
+    unknown = [n for n in names if n not in LANGUAGES]
+    if unknown or not names:
+        raise click.BadParameter(f"expected a comma list of {', '.join(LANGUAGES)}", ctx, param)
+    return tuple(n for n in LANGUAGES if n in names)
+
+
+@click.command("run")
+@click.option(
+    "--suite",
+    "suite_spec",
+    default="default",
+    show_default=True,
+    help="A built suite folder, or 'default' (built into RUN_DIR/suite if absent).",
+)
+@click.option(
+    "--models", default=None, help=f"Comma list of provider specs [default: {_PANEL_HELP}]."
+)
+@click.option(
+    "--languages",
+    default="r,python",
+    show_default=True,
+    callback=_languages,
+    help="Comma list of languages.",
+)
+@click.option(
+    "--samples",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Answers per scenario, model and language.",
+)
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Cells executing at once [default: number of CPUs].",
+)
+@click.option(
+    "--model-concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Model calls in flight at once.",
+)
+@click.option(
+    "--limit", default=None, type=click.IntRange(min=1), help="Use only the first N scenarios."
+)
+@click.option(
+    "--out",
+    "out_dir",
+    default="runs/latest",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The run folder.",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["paper", "default"]),
+    default="default",
+    show_default=True,
+    help="Prompt protocol.",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(["paper", "default"]),
+    default="default",
+    show_default=True,
+    help="Scoring profile.",
+)
+@click.option(
+    "--tolerance",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Relative-error tolerance of L2b+.",
+)
+@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server.")
+@click.option("--temperature", default=None, type=float, help="Sampling temperature.")
+@click.option(
+    "--max-tokens",
+    default=8192,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Maximum tokens per answer.",
+)
+@click.option("--reasoning-effort", default=None, help="Reasoning effort passed to the model.")
+@click.option(
+    "--cache",
+    "cache_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Response cache file [default: the user-wide cache].",
+)
+@click.option(
+    "--unsafe-no-sandbox",
+    "unsafe",
+    is_flag=True,
+    help="Run model code WITHOUT the sandbox (development only; recorded in the run).",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@friendly_errors
+def run(
+    suite_spec: str,
+    models: str | None,
+    languages: tuple[Language, ...],
+    samples: int,
+    workers: int | None,
+    model_concurrency: int,
+    limit: int | None,
+    out_dir: Path,
+    protocol: Any,
+    profile: Any,
+    tolerance: float,
+    base_url: str | None,
+    temperature: float | None,
+    max_tokens: int,
+    reasoning_effort: str | None,
+    cache_path: Path | None,
+    unsafe: bool,
+    quiet: bool,
+) -> None:
+    """Run models through a suite; rerunning the same command resumes where it stopped."""
+    from rich.console import Console
+
+    from causalverify.runner import REFERENCE_PANEL, RunConfig, default_workers, run_benchmark
+    from causalverify.runner.suite import ensure_suite
+
+    err = Console(stderr=True)
+    if unsafe:
+        err.print("[bold red]warning:[/] model code runs WITHOUT the sandbox")
+    with err.status("preparing the suite", spinner="dots"):
+        suite_dir = ensure_suite(suite_spec, out_dir)
+    try:
+        config = RunConfig(
+            suite_dir=suite_dir,
+            out_dir=out_dir,
+            models=_split(models) or REFERENCE_PANEL,
+            languages=languages,
+            samples=samples,
+            workers=workers or default_workers(),
+            model_concurrency=model_concurrency,
+            limit=limit,
+            protocol=protocol,
+            profile=profile,
+            tolerance=tolerance,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            reasoning_effort=reasoning_effort,
+            base_url=base_url,
+            cache_path=cache_path,
+            unsafe=unsafe,
+            command_line=tuple(["causalverify", *sys.argv[1:]]),
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    with _progress(err, quiet) as callback:
+        summary = run_benchmark(config, progress=callback)
+    _print_summary(summary, Console())
+
+
+@contextmanager
+def _progress(console: Any, quiet: bool) -> Iterator[Any]:
+    """A rich progress bar with per-status counts and an ETA, as a progress callback."""
+    if quiet:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from causalverify.runner import ProgressEvent
+
+    bar = Progress(
+        TextColumn("[bold]cells"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=console,
+        transient=False,
+    )
+    task = bar.add_task("cells", total=None, counts="")
+
+    def callback(event: ProgressEvent) -> None:
+        counts = " ".join(f"{k}={v}" for k, v in sorted(event.counts.items()))
+        if event.kind == "start":
+            bar.reset(task, total=event.total, completed=event.done, counts=counts)
+        else:
+            bar.update(task, completed=event.done, counts=counts)
+
+    with bar:
+        yield callback
+
+
+def _print_summary(summary: Any, console: Any) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"Run {summary.run_dir}")
+    for column in ("model", "cells", "L1", "L2a", "L2b", "L2b+", "statuses"):
+        table.add_column(column, justify="left" if column in ("model", "statuses") else "right")
+    for model in summary.models:
+        statuses = ", ".join(f"{k} {v}" for k, v in model.counts.items())
+        table.add_row(
+            model.model,
+            str(model.cells),
+            *(_pct(getattr(model, f)) for f in ("L1", "L2a", "L2b", "L2b_plus")),
+            statuses,
+        )
+    console.print(table)
+    console.print(
+        f"{summary.total} cells: {summary.computed} computed now, {summary.skipped} already "
+        f"stored; {summary.requests} model requests, ${summary.cost_usd:.4f}, "
+        f"{summary.wall_seconds:.1f} s"
+    )
+    console.print("command: " + shlex.join(["causalverify", *sys.argv[1:]]), style="dim")
+
+
+def _pct(value: float) -> str:
+    return "-" if value != value else f"{100 * value:.1f}%"

@@ -18,6 +18,7 @@ from causalverify import __version__
 COMMANDS: dict[str, str] = {
     "build": "causalverify.cli.build:build",
     "canonical": "causalverify.cli.canonical:canonical",
+    "run": "causalverify.cli.run:run",
 }
 
 

@@ -1,0 +1,67 @@
+"""Choosing the sandbox: bubblewrap after a passing self-test, or (twice opted-in) none."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from causalverify.errors import SandboxUnavailableError
+from causalverify.sandbox.base import Sandbox
+
+UNSAFE_ENV = "CAUSALVERIFY_ALLOW_UNSAFE"
+
+_lock = threading.Lock()
+_verified: Sandbox | None = None
+
+
+def _verified_bwrap() -> Sandbox:
+    global _verified
+    with _lock:
+        if _verified is None:
+            from causalverify.sandbox.bwrap import BwrapSandbox
+            from causalverify.sandbox.selftest import run_selftest
+
+            sandbox = BwrapSandbox()
+            failed = [c for c in run_selftest(sandbox) if not c.ok]
+            if failed:
+                lines = "; ".join(f"{c.name}: {c.detail}" for c in failed)
+                raise SandboxUnavailableError(
+                    f"sandbox self-test failed ({lines}). Run `causalverify doctor` for details; "
+                    "install bubblewrap and allow user namespaces "
+                    "(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)."
+                )
+            _verified = sandbox
+        return _verified
+
+
+def get_sandbox(*, unsafe: bool = False) -> Sandbox:
+    """The sandbox that executes model-written code.
+
+    Parameters
+    ----------
+    unsafe : bool
+        Run without isolation (rlimits in a temporary folder only). Honoured only when the
+        environment variable ``CAUSALVERIFY_ALLOW_UNSAFE=1`` is also set; results then carry
+        ``sandboxed=False``.
+
+    Returns
+    -------
+    Sandbox
+        A bubblewrap sandbox whose protections passed a self-test (run once per process).
+
+    Raises
+    ------
+    SandboxUnavailableError
+        bubblewrap is missing or a protection does not hold (fail closed), or ``unsafe`` was
+        requested without the environment variable.
+    """
+    if unsafe:
+        if os.environ.get(UNSAFE_ENV) != "1":
+            raise SandboxUnavailableError(
+                f"running model-written code without a sandbox needs both --unsafe-no-sandbox and "
+                f"the environment variable {UNSAFE_ENV}=1"
+            )
+        from causalverify.sandbox.unsafe import UnsafeSandbox
+
+        return UnsafeSandbox()
+    return _verified_bwrap()

@@ -1,0 +1,142 @@
+"""Supervising a child process: capped pipe reading, a wall-clock deadline, rusage on exit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+EndReason = Literal["exited", "timeout", "output_limit"]
+
+_CHUNK = 65536
+
+
+@dataclass
+class _Stream:
+    cap: int
+    data: bytearray = field(default_factory=bytearray)
+    truncated: bool = False
+
+    def feed(self, chunk: bytes) -> bool:
+        """Store ``chunk`` up to the cap; return True once the cap is exceeded."""
+        room = self.cap - len(self.data)
+        if len(chunk) > room:
+            self.data += chunk[: max(room, 0)]
+            self.truncated = True
+            return True
+        self.data += chunk
+        return False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What the supervisor observed; the sandbox turns it into an ``ExecResult``."""
+
+    reason: EndReason
+    exit_code: int | None
+    term_signal: int | None
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool
+    stderr_truncated: bool
+    wall_seconds: float
+    cpu_seconds: float
+    peak_memory_mb: float | None
+
+
+def _decode_status(status: int) -> tuple[int | None, int | None]:
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status)
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status), None
+    return None, None
+
+
+def _exited(pid: int) -> bool:
+    """True when ``pid`` has terminated (without reaping it)."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def supervise(
+    proc: subprocess.Popen[bytes],
+    *,
+    started: float,
+    wall_seconds: float,
+    max_output_bytes: int,
+    kill: Callable[[], None],
+    exit_grace: float = 0.5,
+) -> Outcome:
+    """Read ``proc``'s stdout/stderr until EOF, enforcing the deadline and the output cap.
+
+    ``kill`` must end the whole process tree. When the direct child has exited but something it
+    left behind still holds the pipes open, reading stops after ``exit_grace`` seconds and the
+    tree is killed.
+    """
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _Stream(max_output_bytes), _Stream(max_output_bytes)
+    streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    reason: EndReason = "exited"
+    deadline = started + wall_seconds
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as sel:
+        for fd in streams:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            now = time.monotonic()
+            if now >= deadline:
+                reason = "timeout"
+                break
+            if exited_at is not None and now - exited_at > exit_grace:
+                break
+            events = sel.select(timeout=min(0.2, deadline - now))
+            if not events and exited_at is None and _exited(proc.pid):
+                exited_at = time.monotonic()
+            for key, _ in events:
+                fd = int(key.fd)
+                try:
+                    chunk = os.read(fd, _CHUNK)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(fd)
+                elif streams[fd].feed(chunk):
+                    reason = "output_limit"
+            if reason == "output_limit":
+                break
+    if reason != "exited" or exited_at is not None:
+        kill()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - started
+    proc.stdout.close()
+    proc.stderr.close()
+    exit_code, term_signal = _decode_status(status)
+    return Outcome(
+        reason=reason,
+        exit_code=exit_code,
+        term_signal=term_signal,
+        stdout=bytes(out.data),
+        stderr=bytes(err.data),
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        wall_seconds=wall,
+        cpu_seconds=usage.ru_utime + usage.ru_stime,
+        peak_memory_mb=usage.ru_maxrss / 1024.0 if usage.ru_maxrss else None,
+    )
+
+
+def kill_quietly(pid: int, sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` to ``pid``, ignoring a process that is already gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)

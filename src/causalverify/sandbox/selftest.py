@@ -1,0 +1,206 @@
+"""Self-test: does each protection of the sandbox actually hold on this machine?
+
+Every check runs a small probe inside the sandbox and inspects the outcome. The checks are
+network cut, read-only system, private scratch, no secrets, CPU, memory, processes, output and
+wall clock. ``get_sandbox`` runs them once per process and refuses to execute when one fails.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from causalverify.sandbox.base import ExecResult, Limits, Sandbox
+
+__all__ = ["Check", "run_selftest"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    """One protection and whether it held."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+_PROBE = """
+import json, os, socket, sys
+out = {}
+try:
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=2); s.close(); out["connect"] = "connected"
+except OSError as e:
+    out["connect"] = type(e).__name__
+out["ifaces"] = sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").read().splitlines()[2:])
+def tryw(p):
+    try:
+        open(p, "w").write("x"); return "written"
+    except OSError as e:
+        return type(e).__name__
+out["write_usr"] = tryw("/usr/causalverify-probe")
+out["write_prefix"] = tryw(os.path.join(sys.prefix, "causalverify-probe"))
+out["cwd"] = os.getcwd()
+out["listing"] = sorted(os.path.relpath(os.path.join(d, f)) for d, _, fs in os.walk(".") for f in fs)
+out["write_scratch"] = tryw("scratch-probe")
+out["env"] = sorted(os.environ)
+out["canary"] = os.path.exists(CANARY)
+out["home"] = sorted(os.listdir(HOME)) if os.path.isdir(HOME) else []
+try:
+    open("/etc/shadow").read(1); out["shadow"] = "read"
+except OSError as e:
+    out["shadow"] = type(e).__name__
+out["uid"] = os.getuid()
+print(json.dumps(out))
+"""
+
+_ALLOWED_ENV = {
+    "PATH",
+    "HOME",
+    "LANG",
+    "TZ",
+    "TMPDIR",
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "MPLBACKEND",
+    "PYTHONDONTWRITEBYTECODE",
+    "PWD",  # set by bwrap --chdir
+}
+
+
+def _home_allowed() -> set[str]:
+    """Entries of the host home that may appear inside: ancestors of read-only binds."""
+    from causalverify.sandbox._toolchain import discover
+
+    home = Path.home()
+    allowed: set[str] = set()
+    for bind in discover().ro_binds:
+        p = Path(bind)
+        if home in p.parents:
+            allowed.add(p.relative_to(home).parts[0])
+    return allowed
+
+
+def _isolation_checks(sandbox: Sandbox) -> list[Check]:
+    with socket.socket() as server, tempfile.TemporaryDirectory() as tmp:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        canary = Path(tmp) / "canonical_answers.json"
+        canary.write_text('{"secret": 1}')
+        code = (
+            _PROBE.replace("PORT", str(server.getsockname()[1]))
+            .replace("CANARY", repr(str(canary)))
+            .replace("HOME", repr(str(Path.home())))
+        )
+        res = sandbox.run(code, "python", {"data/probe.csv": b"a\n1\n"}, Limits(wall_seconds=30))
+    try:
+        p = json.loads(res.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        detail = f"probe failed ({res.status}): {res.stderr[-300:]}"
+        return [Check(name="probe", ok=False, detail=detail)]
+    blocked = ("PermissionError", "OSError", "FileNotFoundError")
+    return [
+        Check(
+            name="network cut",
+            ok=p["connect"] != "connected" and p["ifaces"] in ([], ["lo"]),
+            detail=f"connect to host loopback: {p['connect']}; interfaces: {p['ifaces']}",
+        ),
+        Check(
+            name="read-only system",
+            ok=p["write_usr"] != "written" and p["write_prefix"] != "written",
+            detail=f"write /usr: {p['write_usr']}; write Python prefix: {p['write_prefix']}",
+        ),
+        Check(
+            name="private scratch",
+            ok=p["write_scratch"] == "written" and p["listing"] == ["data/probe.csv"],
+            detail=f"cwd {p['cwd']} holds {p['listing']}; write: {p['write_scratch']}",
+        ),
+        Check(
+            name="no secrets",
+            ok=set(p["env"]) <= _ALLOWED_ENV
+            and not p["canary"]
+            and set(p["home"]) <= _home_allowed()
+            and p["shadow"] in blocked,
+            detail=(
+                f"environment {p['env']}; host file visible: {p['canary']}; home entries "
+                f"visible: {p['home']}; /etc/shadow: {p['shadow']}"
+            ),
+        ),
+    ]
+
+
+def _limit_check(
+    sandbox: Sandbox, name: str, code: str, limits: Limits, want: Callable[[ExecResult], bool]
+) -> Check:
+    res = sandbox.run(code, "python", {}, limits)
+    detail = f"status {res.status}, {res.wall_seconds:.2f} s wall, {res.cpu_seconds:.2f} s CPU"
+    if res.detail:
+        detail += f"; {res.detail}"
+    return Check(name=name, ok=want(res), detail=detail)
+
+
+def _limit_checks(sandbox: Sandbox) -> list[Check]:
+    fork = (
+        "import os, time\nn = 0\ntry:\n    for _ in range(40):\n        if os.fork() == 0:\n"
+        "            time.sleep(5); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
+        "print(n)\n"
+    )
+    return [
+        _limit_check(
+            sandbox,
+            "CPU",
+            "while True: pass\n",
+            Limits(cpu_seconds=1, wall_seconds=15),
+            lambda r: r.status == "cpu_limit",
+        ),
+        _limit_check(
+            sandbox,
+            "memory",
+            "b = bytearray(1024 * 1024 * 1024)\nprint(len(b))\n",
+            Limits(memory_mb=512),
+            lambda r: r.status == "memory_limit",
+        ),
+        _limit_check(
+            sandbox,
+            "processes",
+            fork,
+            Limits(max_processes=8, wall_seconds=20),
+            lambda r: r.status == "ok" and r.stdout.strip().isdigit() and int(r.stdout) < 10,
+        ),
+        _limit_check(
+            sandbox,
+            "output",
+            "import sys\nwhile True: sys.stdout.write('x' * 65536)\n",
+            Limits(max_output_bytes=100_000, wall_seconds=15),
+            lambda r: (
+                r.status == "output_limit" and r.stdout_truncated and len(r.stdout) <= 100_000
+            ),
+        ),
+        _limit_check(
+            sandbox,
+            "wall clock",
+            "import time\ntime.sleep(60)\n",
+            Limits(wall_seconds=0.5),
+            lambda r: r.status == "timeout" and r.wall_seconds < 5,
+        ),
+    ]
+
+
+def run_selftest(sandbox: Sandbox) -> list[Check]:
+    """Check every protection of ``sandbox`` (about 2 s, mostly the 1 s CPU-limit probe).
+
+    Parameters
+    ----------
+    sandbox : Sandbox
+        The sandbox to test.
+
+    Returns
+    -------
+    list of Check
+        One entry per protection, in a stable order.
+    """
+    return _isolation_checks(sandbox) + _limit_checks(sandbox)

@@ -148,6 +148,10 @@ def _event_study(topic: EsTopic, params: Mapping[str, float | int]) -> ScenarioT
     )
 
 
+def _plain(phrase: str) -> str:
+    return phrase.replace(" (standardised)", "")
+
+
 def _iv(topic: IvTopic, params: Mapping[str, float | int]) -> ScenarioText:
     n = int(params["n"])
     coding = f"z = 1 if {topic.z_condition}, 0 otherwise"
@@ -167,13 +171,14 @@ def _iv(topic: IvTopic, params: Mapping[str, float | int]) -> ScenarioText:
         topic=topic.title,
         title=topic.title,
         research_question=(
-            f"What is the causal effect of {topic.x} on {topic.y} among {topic.units}?"
+            f"What is the causal effect of {_plain(topic.x)} on {_plain(topic.y)} among "
+            f"{topic.units}?"
         ),
         data_description=description,
         columns=columns,
         target=(
-            f"The causal effect on `y` ({topic.y}) of a one-unit increase in `x` ({topic.x}), "
-            f"in units of `y` per unit of `x`."
+            f"The causal effect on `y` ({_plain(topic.y)}) of a one-unit increase in `x` "
+            f"({_plain(topic.x)}), in units of `y` per unit of `x`."
         ),
         facts={"n": n, "instrument_coding": coding},
         conversions={},

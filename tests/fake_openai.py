@@ -23,6 +23,7 @@ stops on exit; delayed answers end early when the server stops.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -71,7 +72,7 @@ Responder = Callable[[dict[str, Any]], Behaviour]
 
 @dataclass(frozen=True)
 class LoggedRequest:
-    """One request the server received."""
+    """One request the server received (header names lower-cased)."""
 
     method: str
     path: str
@@ -119,7 +120,9 @@ class FakeOpenAIServer:
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -181,16 +184,19 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 body = None
             logged = LoggedRequest(
-                "POST", self.path, body, dict(self.headers.items()), time.monotonic()
+                "POST",
+                self.path,
+                body,
+                {k.lower(): v for k, v in self.headers.items()},
+                time.monotonic(),
             )
             behaviour, serial = server._next(logged)
             server.wait(behaviour.delay)
             if self.path.rstrip("/") != "/v1/chat/completions":
                 behaviour = ErrorReply(status=404, message=f"no route {self.path}")
-            try:
+            # a client that gave up (timeout) has closed the socket: nothing to answer
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._send(behaviour, body or {}, serial)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout): nothing to answer
 
         def _send(self, behaviour: Behaviour, request: dict[str, Any], serial: int) -> None:
             headers: dict[str, str] = {}

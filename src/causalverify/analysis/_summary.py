@@ -10,7 +10,14 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from causalverify.analysis._frame import COMPARED_LAYERS, LAYERS, Unit, add_unit, prepare_cells
+from causalverify.analysis._frame import (
+    COMPARED_LAYERS,
+    LAYERS,
+    CellsFormatError,
+    Unit,
+    add_unit,
+    prepare_cells,
+)
 from causalverify.analysis._ranking import (
     bootstrap_rank_ci,
     compare_rankings,
@@ -65,10 +72,15 @@ def analyze_cells(
     dict
         JSON-ready (floats rounded to :data:`DECIMALS` places, ``nan`` as ``None``); the keys
         are documented in ``docs/REPORT.md``.
+
+    Raises
+    ------
+    CellsFormatError
+        If the table is malformed or has no rows.
     """
     df = add_unit(prepare_cells(cells), unit)
     if df.empty:
-        raise ValueError("the per-cell table has no rows")
+        raise CellsFormatError("the per-cell table has no rows (nothing to analyse)")
     rng = np.random.default_rng(seed)
     rates = rates_by_unit(df)
     plus = {u: rates[u]["L2b_plus"].rate for u in rates}

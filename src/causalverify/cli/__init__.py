@@ -19,6 +19,8 @@ COMMANDS: dict[str, str] = {
     "build": "causalverify.cli.build:build",
     "canonical": "causalverify.cli.canonical:canonical",
     "run": "causalverify.cli.run:run",
+    "report": "causalverify.cli.report:report",
+    "analyze": "causalverify.cli.analyze:analyze",
 }
 
 

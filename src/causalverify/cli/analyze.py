@@ -1,0 +1,121 @@
+"""``causalverify analyze``: the key analyses of a stored run or of a published per-cell table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from causalverify.cli._common import friendly_errors
+from causalverify.errors import CausalVerifyError
+
+UNITS = ("model", "model_language")
+#: tables printed to the terminal, in order
+SHOWN = ("leaderboard", "executed_wrong", "rank_agreement", "stability", "sweep", "taxonomy")
+
+
+def _print_tables(summary: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from causalverify.report._tables import all_tables
+
+    console = Console()
+    for spec in all_tables(summary):
+        if spec.key not in SHOWN:
+            continue
+        table = Table(title=spec.title, caption=spec.note or None)
+        for i, name in enumerate(spec.header):
+            table.add_column(name, justify="left" if i == 0 or name == summary["unit"] else "right")
+        for row in spec.rows:
+            table.add_row(*row)
+        console.print(table)
+
+
+def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
+    if (run_dir is None) == (cells is None):
+        raise click.UsageError("give either RUN_DIR or --cells FILE.csv (not both)")
+    if cells is not None:
+        from causalverify.analysis import load_published_cells
+
+        if fmt != "causalverify-2026":
+            raise click.UsageError(f"unknown --format {fmt}")
+        return load_published_cells(cells, fmt="causalverify-2026")
+    from causalverify.report import load_run_cells
+
+    assert run_dir is not None
+    return load_run_cells(run_dir)[0]
+
+
+@click.command("analyze")
+@click.argument(
+    "run_dir", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option(
+    "--cells",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A published per-cell table instead of a run folder.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["causalverify-2026"]),
+    default="causalverify-2026",
+    show_default=True,
+    help="Layout of --cells.",
+)
+@click.option("--exclude-model", multiple=True, help="Leave this model out (repeatable).")
+@click.option(
+    "--unit",
+    type=click.Choice(UNITS),
+    default="model",
+    show_default=True,
+    help="What is ranked: models (languages pooled) or each (model, language) pair.",
+)
+@click.option("--seed", type=int, default=None, help="Bootstrap seed.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print summary.json to stdout instead of tables."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write the full report (summary.json, figures, index.html) here.",
+)
+@friendly_errors
+def analyze(
+    run_dir: Path | None,
+    cells: Path | None,
+    fmt: str,
+    exclude_model: tuple[str, ...],
+    unit: str,
+    seed: int | None,
+    as_json: bool,
+    out: Path | None,
+) -> None:
+    """Rates, rank agreement, robustness and failure taxonomy of RUN_DIR or --cells FILE.csv."""
+    from causalverify.analysis import DEFAULT_SEED, Unit, analyze_cells, dumps_summary
+
+    frame = _load(run_dir, cells, fmt)
+    unknown = sorted(set(exclude_model) - set(frame["model"].astype(str)))
+    if unknown:
+        raise CausalVerifyError(f"--exclude-model: no such model(s): {', '.join(unknown)}")
+    frame = frame[~frame["model"].astype(str).isin(exclude_model)]
+    chosen_seed = DEFAULT_SEED if seed is None else seed
+    chosen_unit: Unit = "model_language" if unit == "model_language" else "model"
+    if out is not None:
+        from causalverify.report import write_report
+
+        index = write_report(frame, out, seed=chosen_seed, unit=chosen_unit)
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    else:
+        summary = analyze_cells(frame, seed=chosen_seed, unit=chosen_unit)
+    if as_json:
+        click.echo(dumps_summary(summary), nl=False)
+    else:
+        _print_tables(summary)
+    if out is not None and not as_json:
+        click.echo(str(index))

@@ -1,0 +1,46 @@
+"""``causalverify report``: write the report of a stored run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from causalverify.cli._common import friendly_errors
+
+UNITS = ("model", "model_language")
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Output folder (default: RUN_DIR/report).",
+)
+@click.option(
+    "--seed", type=int, default=None, help="Bootstrap seed (default: the fixed report seed)."
+)
+@click.option("--title", default=None, help="Report title.")
+@click.option(
+    "--unit",
+    type=click.Choice(UNITS),
+    default="model",
+    show_default=True,
+    help="What is ranked: models (languages pooled) or each (model, language) pair.",
+)
+@friendly_errors
+def report(run_dir: Path, out: Path | None, seed: int | None, title: str | None, unit: str) -> None:
+    """Write summary.json, leaderboard.md, cells.csv, figures and index.html for RUN_DIR."""
+    from causalverify.analysis import DEFAULT_SEED
+    from causalverify.report import DEFAULT_TITLE, write_report
+
+    index = write_report(
+        run_dir,
+        out if out is not None else run_dir / "report",
+        seed=DEFAULT_SEED if seed is None else seed,
+        title=title or DEFAULT_TITLE,
+        unit="model_language" if unit == "model_language" else "model",
+    )
+    click.echo(str(index))

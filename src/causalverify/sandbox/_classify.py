@@ -71,7 +71,7 @@ def _status(outcome: Outcome, facts: RunFacts, stderr: str) -> tuple[ExecStatus,
             f"output exceeded {limits.max_output_bytes} bytes; process tree killed",
         )
     sig = _signal_of(outcome, facts)
-    cpu_exhausted = outcome.cpu_seconds >= limits.cpu_seconds - 0.05
+    cpu_exhausted = outcome.cpu_seconds >= 0.9 * limits.cpu_seconds
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_exhausted):
         return "cpu_limit", f"CPU limit of {limits.cpu_seconds:g} s reached"
     if outcome.exit_code == 0 and sig is None:

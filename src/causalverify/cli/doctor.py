@@ -1,0 +1,83 @@
+"""``causalverify doctor``: is this machine ready to run the benchmark?"""
+
+from __future__ import annotations
+
+import platform
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from causalverify.cli._common import friendly_errors
+from causalverify.errors import CausalVerifyError
+from causalverify.sandbox._toolchain import discover
+from causalverify.sandbox.manifest import PYTHON_PACKAGES, environment_manifest
+
+#: packages the canonical estimators and the reference panel need
+REQUIRED_PYTHON = ("numpy", "pandas", "scipy", "statsmodels", "linearmodels")
+REQUIRED_R = ("AER", "estimatr", "sandwich", "lmtest", "plm", "data.table", "jsonlite")
+
+
+def _mark(ok: bool) -> str:
+    return "[green]ok[/green]" if ok else "[red]MISSING[/red]"
+
+
+def _environment_table() -> tuple[Table, bool]:
+    tc = discover()
+    manifest = environment_manifest()
+    table = Table(title="environment")
+    for col in ("component", "version / path", "status"):
+        table.add_column(col)
+    ok = True
+    table.add_row("python", f"{platform.python_version()} ({sys.executable})", _mark(True))
+    table.add_row("bubblewrap", tc.bwrap or "not found", _mark(tc.bwrap is not None))
+    table.add_row("R", f"{manifest.r_version} ({tc.rscript})", _mark(tc.rscript is not None))
+    ok &= tc.bwrap is not None and tc.rscript is not None
+    for name in PYTHON_PACKAGES:
+        version = manifest.python_packages.get(name)
+        if version is None and name not in REQUIRED_PYTHON:
+            continue
+        ok &= version is not None
+        table.add_row(f"python: {name}", version or "-", _mark(version is not None))
+    for name in REQUIRED_R:
+        version = manifest.r_packages.get(name)
+        ok &= version is not None
+        table.add_row(f"R: {name}", version or "-", _mark(version is not None))
+    table.add_row("R packages installed", str(len(manifest.r_packages)), "")
+    return table, ok
+
+
+def _selftest_table() -> tuple[Table, bool]:
+    from causalverify.sandbox.bwrap import BwrapSandbox
+    from causalverify.sandbox.selftest import run_selftest
+
+    table = Table(title="sandbox self-test")
+    for col in ("protection", "holds", "detail"):
+        table.add_column(col)
+    try:
+        checks = run_selftest(BwrapSandbox())
+    except CausalVerifyError as exc:
+        table.add_row("sandbox", "[red]no[/red]", str(exc))
+        return table, False
+    for check in checks:
+        table.add_row(
+            check.name, "[green]yes[/green]" if check.ok else "[red]NO[/red]", check.detail
+        )
+    return table, all(c.ok for c in checks)
+
+
+@click.command()
+@friendly_errors
+def doctor() -> None:
+    """Check R, Python, the analysis packages and every sandbox protection; non-zero if not ready."""
+    console = Console()
+    env_table, env_ok = _environment_table()
+    console.print(env_table)
+    test_table, test_ok = _selftest_table()
+    console.print(test_table)
+    if env_ok and test_ok:
+        console.print("[green]ready[/green]")
+        return
+    console.print("[red]not ready[/red]: install what is missing with `make setup`")
+    sys.exit(1)

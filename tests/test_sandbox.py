@@ -1,0 +1,170 @@
+"""The bubblewrap sandbox on ordinary scripts: files, output, statuses, R auto-printing, CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from causalverify.cli import main
+from causalverify.errors import SandboxUnavailableError
+from causalverify.families import Language
+from causalverify.sandbox import Limits, Sandbox, check_parses, environment_manifest, get_sandbox
+from causalverify.sandbox._classify import missing_package
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
+pytestmark = [pytest.mark.sandbox, needs_bwrap]
+
+CSV = b"x,y\n1,2.0\n2,4.1\n3,5.9\n4,8.2\n"
+SMALL = Limits(wall_seconds=60, cpu_seconds=30, memory_mb=1024)
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Sandbox:
+    return get_sandbox()
+
+
+READ_AND_FIT: dict[Language, str] = {
+    "r": 'd <- read.csv("data/s001.csv")\nfit <- lm(y ~ x, data = d)\nsummary(fit)\ncoef(fit)[["x"]]\n',
+    "python": (
+        "import csv\nrows = list(csv.DictReader(open('data/s001.csv')))\n"
+        "xs = [float(r['x']) for r in rows]; ys = [float(r['y']) for r in rows]\n"
+        "mx, my = sum(xs) / len(xs), sum(ys) / len(ys)\n"
+        "b = sum((a - mx) * (c - my) for a, c in zip(xs, ys)) / sum((a - mx) ** 2 for a in xs)\n"
+        "print(f'slope {b:.4f}')\n"
+    ),
+}
+
+
+@needs_r
+def test_r_top_level_autoprints_summary(sandbox: Sandbox) -> None:
+    res = sandbox.run(READ_AND_FIT["r"], "r", {"data/s001.csv": CSV}, SMALL)
+    assert res.status == "ok", res.stderr
+    assert "Coefficients:" in res.stdout  # summary(fit) printed without print()
+    assert "[1] 2.04" in res.stdout
+    assert res.sandboxed and res.exit_code == 0
+    assert res.cpu_seconds > 0 and res.peak_memory_mb is not None and res.peak_memory_mb > 10
+
+
+def test_python_reads_file_at_relative_path(sandbox: Sandbox, tmp_path: Path) -> None:
+    host_csv = tmp_path / "anything.csv"
+    host_csv.write_bytes(CSV)
+    res = sandbox.run(READ_AND_FIT["python"], "python", {"data/s001.csv": host_csv}, SMALL)
+    assert res.status == "ok", res.stderr
+    assert res.stdout == "slope 2.0400\n"
+
+
+def test_project_python_packages_import_inside(sandbox: Sandbox) -> None:
+    code = "import numpy, pandas, statsmodels.api, sys\nprint(sys.prefix)\n"
+    res = sandbox.run(code, "python", {}, SMALL)
+    assert res.status == "ok", res.stderr
+    assert res.stdout.strip() != ""
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "missing"),
+    [
+        pytest.param("r", "library(fixest)\n", "fixest", marks=needs_r),
+        ("python", "import pyfixest_not_here.sub\n", "pyfixest_not_here"),
+    ],
+)
+def test_missing_package_is_reported(
+    sandbox: Sandbox, language: Language, code: str, missing: str
+) -> None:
+    res = sandbox.run(code, language, {}, SMALL)
+    assert res.status == "error"
+    assert res.missing_package == missing
+
+
+def test_missing_package_patterns() -> None:
+    assert missing_package(
+        "Error in library(rdrobust) : there is no package called ‘rdrobust’"
+    ) == ("rdrobust")
+    assert missing_package("there is no package called 'did'") == "did"
+    assert missing_package("ModuleNotFoundError: No module named 'csdid.att_gt'") == "csdid"
+    assert missing_package("Error: object 'x' not found") is None
+
+
+@pytest.mark.parametrize("language", [pytest.param("r", marks=needs_r), "python"])
+def test_failing_script_is_a_result(sandbox: Sandbox, language: Language) -> None:
+    code = 'stop("boom")\n' if language == "r" else "raise RuntimeError('boom')\n"
+    res = sandbox.run(code, language, {}, SMALL)
+    assert res.status == "error" and res.exit_code == 1
+    assert "boom" in res.stderr and res.missing_package is None
+
+
+def test_bad_scratch_path_is_rejected(sandbox: Sandbox) -> None:
+    for bad in ("../x.csv", "/etc/x.csv", "data/../../x"):
+        with pytest.raises(ValueError, match="relative"):
+            sandbox.run("print(1)\n", "python", {bad: b""}, SMALL)
+
+
+@needs_r
+def test_r_parse_check_runs_real_parser(sandbox: Sandbox) -> None:
+    assert check_parses(READ_AND_FIT["r"], "r", sandbox).ok
+    bad = check_parses("x <- c(1, 2\ny <- 3\n", "r", sandbox)
+    assert not bad.ok and bad.error is not None and "unexpected" in bad.error
+    # the code is data for parse(), never evaluated
+    evil = 'cat("CAUSALVERIFY_PARSE_OK")\nquit(status = 0)\n) ('
+    assert not check_parses(evil, "r", sandbox).ok
+
+
+def test_unsafe_mode_needs_two_opt_ins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CAUSALVERIFY_ALLOW_UNSAFE", raising=False)
+    with pytest.raises(SandboxUnavailableError, match="CAUSALVERIFY_ALLOW_UNSAFE"):
+        get_sandbox(unsafe=True)
+    monkeypatch.setenv("CAUSALVERIFY_ALLOW_UNSAFE", "1")
+    unsafe = get_sandbox(unsafe=True)
+    res = unsafe.run(
+        "import os\nprint(sorted(os.listdir('data')))\n", "python", {"data/a.csv": CSV}
+    )
+    assert res.status == "ok" and res.stdout == "['a.csv']\n"
+    assert res.sandboxed is False and "UNSAFE" in res.detail
+
+
+def test_unsafe_mode_still_limits_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CAUSALVERIFY_ALLOW_UNSAFE", "1")
+    res = get_sandbox(unsafe=True).run(
+        "import time\ntime.sleep(30)\n", "python", {}, Limits(wall_seconds=1)
+    )
+    assert res.status == "timeout" and res.wall_seconds < 10 and not res.sandboxed
+
+
+@needs_r
+def test_environment_manifest_lists_r_and_python() -> None:
+    manifest = environment_manifest()
+    assert manifest.r_version is not None and manifest.r_version.startswith("4.")
+    assert "estimatr" in manifest.r_packages
+    assert {"numpy", "pandas", "statsmodels"} <= set(manifest.python_packages)
+    assert environment_manifest() == manifest
+
+
+@needs_r
+def test_cli_exec_runs_script_like_a_cell(tmp_path: Path) -> None:
+    script = tmp_path / "fit.R"
+    script.write_text(READ_AND_FIT["r"])
+    csv = tmp_path / "s001.csv"
+    csv.write_bytes(CSV)
+    result = CliRunner().invoke(main, ["exec", str(script), "--data", str(csv), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["status"] == "ok" and data["sandboxed"] is True
+    assert "Coefficients:" in data["stdout"]
+
+
+def test_cli_exec_reports_failure_status(tmp_path: Path) -> None:
+    script = tmp_path / "fail.py"
+    script.write_text("import os\nprint(os.listdir('data'))\nraise SystemExit(3)\n")
+    csv = tmp_path / "s002.csv"
+    csv.write_bytes(CSV)
+    result = CliRunner().invoke(
+        main, ["exec", str(script), "--data", str(csv), "--data-path", "input/d.csv", "--json"]
+    )
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert data["status"] == "error" and data["exit_code"] == 1
+    assert "FileNotFoundError" in data["stderr"]  # the CSV is at input/d.csv, not data/

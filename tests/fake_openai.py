@@ -8,7 +8,8 @@ Usage::
         ...
         assert server.request_count == 2
 
-Each POST to ``/v1/chat/completions`` takes the next behaviour from the queue (:meth:`push`);
+Each POST to ``/v1/chat/completions`` (or ``/v1/messages``, answered in the Anthropic Messages
+format for the ``anthropic`` provider; use :attr:`FakeOpenAIServer.anthropic_url`) takes the next behaviour from the queue (:meth:`push`);
 when the queue is empty it asks ``responder(request_json)`` (default: a ``Reply`` echoing the
 last user message). Behaviours:
 
@@ -109,6 +110,23 @@ def completion_json(reply: Reply, request: dict[str, Any], serial: int) -> dict[
     }
 
 
+_ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens"}
+
+
+def message_json(reply: Reply, request: dict[str, Any], serial: int) -> dict[str, Any]:
+    """The Anthropic Messages API ``message`` object for ``reply`` (for ``POST /v1/messages``)."""
+    return {
+        "id": f"msg_fake_{serial}",
+        "type": "message",
+        "role": "assistant",
+        "model": reply.model or request.get("model", "fake-model"),
+        "content": [{"type": "text", "text": reply.content}],
+        "stop_reason": _ANTHROPIC_STOP.get(reply.finish_reason, reply.finish_reason),
+        "stop_sequence": None,
+        "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens},
+    }
+
+
 class FakeOpenAIServer:
     """Context manager running the fake server; see the module docstring."""
 
@@ -126,8 +144,13 @@ class FakeOpenAIServer:
 
     @property
     def url(self) -> str:
-        """Base URL to hand to the SDK (``http://127.0.0.1:<port>/v1``)."""
+        """Base URL to hand to the OpenAI SDK (``http://127.0.0.1:<port>/v1``)."""
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """Base URL for the Anthropic SDK, which appends ``/v1/messages`` itself."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def push(self, *behaviours: Behaviour) -> None:
         """Queue behaviours for the next requests, in order."""
@@ -192,7 +215,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             )
             behaviour, serial = server._next(logged)
             server.wait(behaviour.delay)
-            if self.path.rstrip("/") != "/v1/chat/completions":
+            if self.path.split("?")[0].rstrip("/") not in _ROUTES:
                 behaviour = ErrorReply(status=404, message=f"no route {self.path}")
             # a client that gave up (timeout) has closed the socket: nothing to answer
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -202,7 +225,8 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             headers: dict[str, str] = {}
             if isinstance(behaviour, Reply):
                 status, ctype = 200, "application/json"
-                data = json.dumps(completion_json(behaviour, request, serial)).encode()
+                render = _ROUTES[self.path.split("?")[0].rstrip("/")]
+                data = json.dumps(render(behaviour, request, serial)).encode()
             elif isinstance(behaviour, ErrorReply):
                 status, ctype, headers = behaviour.status, "application/json", behaviour.headers
                 error = {"message": behaviour.message, "type": "fake_error", "code": None}
@@ -218,3 +242,6 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+_ROUTES = {"/v1/chat/completions": completion_json, "/v1/messages": message_json}

@@ -3,8 +3,8 @@
 Install with ``pip install 'causalverify[anthropic]'``. The key comes from ``$ANTHROPIC_API_KEY``,
 the base URL from the option or ``$ANTHROPIC_BASE_URL``. Retries and error classes are those of
 the ``openai`` provider; stop reason ``max_tokens`` marks the answer truncated.
-``reasoning_effort`` maps to an extended-thinking budget (low 1024, medium 4096, high 16384
-tokens, kept below ``max_tokens``).
+``reasoning_effort`` is sent as ``output_config.effort`` (``low`` ... ``max``); a temperature, when
+set, is sent in the request body.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
 from causalverify.models.retry import Failure, Retrier, RetryPolicy
 from causalverify.store.records import Message, ModelResponse
-
-THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
 
 
 def _import_anthropic() -> Any:
@@ -79,11 +77,10 @@ class AnthropicProvider:
         if system:
             body["system"] = system
         if options.reasoning_effort is not None:
-            budget = THINKING_BUDGET.get(options.reasoning_effort, THINKING_BUDGET["medium"])
-            budget = max(1024, min(budget, options.max_tokens - 1))
-            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-        elif options.temperature is not None:
-            body["temperature"] = options.temperature
+            body["output_config"] = {"effort": options.reasoning_effort}
+        if options.temperature is not None:
+            # current SDKs no longer expose it as an argument; the API still reads it
+            body["extra_body"] = {"temperature": options.temperature}
         return body
 
     def _attempt(self, body: dict[str, Any]) -> dict[str, Any]:

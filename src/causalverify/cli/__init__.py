@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "analyze": "causalverify.cli.analyze:analyze",
     "doctor": "causalverify.cli.doctor:doctor",
     "exec": "causalverify.cli.exec_:exec_",
+    "score": "causalverify.cli.score:score",
 }
 
 

@@ -1,0 +1,62 @@
+"""``causalverify score RUN_DIR``: rescore a stored run without calling a model or executing code."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Literal
+
+import click
+
+from causalverify.cli._common import friendly_errors
+
+
+@click.command("score")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--profile",
+    type=click.Choice(["paper", "default"]),
+    default="default",
+    show_default=True,
+    help="paper: event studies pass on the best k*canonical, k=1..11; default: declared scales only.",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0.0),
+    default=0.5,
+    show_default=True,
+    help="Relative tolerance tau (inclusive).",
+)
+@click.option(
+    "--extractor",
+    type=click.Choice(["deterministic", "judge", "both"]),
+    default="deterministic",
+    show_default=True,
+    help="Which extracted estimate is scored (judge values come from the store).",
+)
+@friendly_errors
+def score(
+    run_dir: Path,
+    profile: Literal["paper", "default"],
+    tolerance: float,
+    extractor: Literal["deterministic", "judge", "both"],
+) -> None:
+    """Rescore every cell of RUN_DIR, write RUN_DIR/scores.csv and print a per-model table."""
+    from causalverify.scoring._run import SCORES_FILE, model_table, score_run
+
+    frame = score_run(run_dir, profile=profile, tolerance=tolerance, extractor=extractor)
+    click.echo(f"{len(frame)} cells rescored (profile {profile}, tau {tolerance}, {extractor})")
+    header = f"{'model':<32} {'cells':>5} {'L1':>6} {'L2a':>6} {'L2b':>6} {'L2b+':>6} {'unsc':>5}"
+    click.echo(header)
+    for row in model_table(frame):
+        rates = [_pct(row[k]) for k in ("L1", "L2a", "L2b", "L2b+")]
+        click.echo(
+            f"{row['model']!s:<32} {row['cells']:>5} {rates[0]:>6} {rates[1]:>6} {rates[2]:>6} "
+            f"{rates[3]:>6} {row['unscoreable']:>5}"
+        )
+    click.echo(f"wrote {run_dir / SCORES_FILE}")
+
+
+def _pct(value: object) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return "-" if math.isnan(number) else f"{100 * number:.1f}%"

@@ -1,0 +1,80 @@
+"""Rescoring a stored run: every cell re-extracted and re-scored, written back, plus scores.csv."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from causalverify.scoring._layers import Extractor, Profile
+from causalverify.scoring._rescore import rescore
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SCORES_FILE = "scores.csv"
+
+
+def score_run(
+    run_dir: Path,
+    *,
+    profile: Profile = "default",
+    tolerance: float = 0.5,
+    extractor: Extractor = "deterministic",
+) -> pd.DataFrame:
+    """Rescore every cell of the run at ``run_dir`` and write ``run_dir/scores.csv``.
+
+    No model is called and nothing is executed. The rescored records replace the stored ones,
+    the run metadata records the scoring settings, and the per-cell table is written with a
+    fixed row order and float format, so two rescorings give byte-identical files.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The per-cell table (``causalverify.store.cells_frame``) that was written.
+
+    Raises
+    ------
+    StoreError
+        If ``run_dir`` holds no run store.
+    """
+    from causalverify.store import RunStore, cells_frame
+
+    with RunStore.open(run_dir) as store:
+        records = [
+            rescore(r, profile=profile, tolerance=tolerance, extractor=extractor)
+            for r in store.iter_cells()
+        ]
+        for record in records:
+            store.put_cell(record)
+        store.set_meta({"profile": profile, "tolerance": tolerance, "extractor": extractor})
+    frame = cells_frame(records)
+    write_scores_csv(frame, run_dir / SCORES_FILE)
+    return frame
+
+
+def write_scores_csv(frame: pd.DataFrame, path: Path) -> None:
+    """Write the per-cell table deterministically (``%.10g`` floats, ``\\n`` line ends)."""
+    text = frame.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+    path.write_text(text, encoding="utf-8")
+
+
+def model_table(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """Per-model layer rates (L2b+ over scoreable cells) and the unscoreable count."""
+    rows: list[dict[str, object]] = []
+    for model, group in frame.groupby("model", sort=True):
+        scoreable = group[group["unscoreable"] == 0]
+        plus = float(scoreable["L2b_plus"].mean()) if len(scoreable) else math.nan
+        rows.append(
+            {
+                "model": str(model),
+                "cells": len(group),
+                "L1": float(group["L1"].mean()),
+                "L2a": float(group["L2a"].mean()),
+                "L2b": float(group["L2b"].mean()),
+                "L2b+": plus,
+                "unscoreable": int(group["unscoreable"].sum()),
+                "no_estimate": int((group["status"] == "no_estimate").sum()),
+            }
+        )
+    return rows

@@ -85,6 +85,13 @@ def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
     default=None,
     help="Also write the full report (summary.json, figures, index.html) here.",
 )
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for the rank-correlation intervals.",
+)
 @friendly_errors
 def analyze(
     run_dir: Path | None,
@@ -95,6 +102,7 @@ def analyze(
     seed: int | None,
     as_json: bool,
     out: Path | None,
+    resamples: int,
 ) -> None:
     """Rates, rank agreement, robustness and failure taxonomy of RUN_DIR or --cells FILE.csv."""
     from causalverify.analysis import DEFAULT_SEED, Unit, analyze_cells, dumps_summary
@@ -109,10 +117,10 @@ def analyze(
     if out is not None:
         from causalverify.report import write_report
 
-        index = write_report(frame, out, seed=chosen_seed, unit=chosen_unit)
+        index = write_report(frame, out, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples)
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     else:
-        summary = analyze_cells(frame, seed=chosen_seed, unit=chosen_unit)
+        summary = analyze_cells(frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples)
     if as_json:
         click.echo(dumps_summary(summary), nl=False)
     else:

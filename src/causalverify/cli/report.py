@@ -30,8 +30,17 @@ UNITS = ("model", "model_language")
     show_default=True,
     help="What is ranked: models (languages pooled) or each (model, language) pair.",
 )
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for the rank-correlation intervals.",
+)
 @friendly_errors
-def report(run_dir: Path, out: Path | None, seed: int | None, title: str | None, unit: str) -> None:
+def report(
+    run_dir: Path, out: Path | None, seed: int | None, title: str | None, unit: str, resamples: int
+) -> None:
     """Write summary.json, leaderboard.md, cells.csv, figures and index.html for RUN_DIR."""
     from causalverify.analysis import DEFAULT_SEED
     from causalverify.report import DEFAULT_TITLE, write_report
@@ -42,5 +51,6 @@ def report(run_dir: Path, out: Path | None, seed: int | None, title: str | None,
         seed=DEFAULT_SEED if seed is None else seed,
         title=title or DEFAULT_TITLE,
         unit="model_language" if unit == "model_language" else "model",
+        n_resamples=resamples,
     )
     click.echo(str(index))

@@ -119,3 +119,19 @@ def test_fragile_code_matches_its_fault() -> None:
     assert agent_variant("fragile", ids["typo"]) == "typo"
     with pytest.raises(ValueError, match="no script"):
         agent_variant("prose", "s001")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("agent", CODE_AGENTS)
+def test_paper_script_is_default_script_without_the_estimate_line(
+    agent: str, language: Language, family: Family
+) -> None:
+    """So a run under one protocol vouches for the computation under the other."""
+    scenario = _scenario(family)
+    [(_, default)] = code_blocks(
+        write_response(agent, scenario, language=language, protocol="default")
+    )
+    [(_, paper)] = code_blocks(write_response(agent, scenario, language=language, protocol="paper"))
+    kept = [line for line in default.splitlines() if "ESTIMATE:" not in line]
+    assert paper.splitlines() == kept

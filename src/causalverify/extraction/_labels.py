@@ -14,7 +14,7 @@ from causalverify.families import Family
 _R_PREFIX: Final = re.compile(r"^\s*(?:\[\d+\]\s*)?[\"']?")
 _MARKER: Final = re.compile(rf"^\s*\**\s*ESTIMATE\s*\**\s*[:=]\s*\**\s*({NUMBER})", re.IGNORECASE)
 _LABELLED: Final = re.compile(
-    rf"^(?P<label>[^\n]*?[A-Za-z][^\n]*?)(?:[:=≈]|\bis\b|\bwas\b|\bequals\b|\bof\b(?=\s*[-+.\d]))"
+    rf"(?P<label>[^:=\n]*?[A-Za-z][^:=\n]*?)(?:[:=≈]|\bis\b|\bwas\b|\bequals\b|\bof\b(?=\s*[-+.\d]))"
     rf"\s*(?:approximately\s*|about\s*)?[\[(]?\s*(?P<num>{NUMBER})(?P<pct>\s*%)?"
 )
 _POSITIVE: Final = re.compile(
@@ -27,7 +27,7 @@ _NEGATIVE: Final = re.compile(
     r"|conf|interval|lower|upper|f[- ]?stat|\bf\b|\bn\b|\bobs|observations|r[- ]?squared|\br2\b"
     r"|bandwidth|\bsd\b|variance|\bdf\b|degrees|rmse|aic|bic|likelihood|weak|wald (test|stat|chi)"
     r"|hausman|sargan|partial|(control|treated|baseline|pre|outcome|dependent|group)\s*(group\s*)?mean"
-    r"|mean (of )?(y|outcome)|number|count|percent|share of|proportion|cutoff value|seed|rows|columns"
+    r"|mean (of )?(y|outcome)|(fixed|random|entity|time) effects|number|count|percent|share of|proportion|cutoff value|seed|rows|columns"
 )
 _FAMILY_BAD: Final[dict[Family, re.Pattern[str]]] = {
     "did": re.compile(
@@ -103,7 +103,7 @@ def find_labelled(stdout: str, family: Family) -> list[Labelled]:
     out: list[Labelled] = []
     for no, raw in enumerate(stdout.splitlines(), start=1):
         text = _clean(raw)
-        m = _LABELLED.match(text)
+        m = _LABELLED.search(text)
         if not m or len(m.group("label")) > 90:
             continue
         score = label_score(m.group("label"), family)

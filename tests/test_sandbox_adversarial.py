@@ -1,0 +1,315 @@
+"""Hostile scripts, each in R and in Python, against the real bubblewrap sandbox.
+
+Every case asserts the status the cell gets and that nothing leaked; the harness (this test
+process) carries on and runs an ordinary script afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from causalverify.families import Language
+from causalverify.sandbox import ExecResult, Limits, Sandbox, get_sandbox
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
+]
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
+LANGS = [pytest.param("r", marks=needs_r, id="r"), pytest.param("python", id="python")]
+
+REPO = Path(__file__).resolve().parents[1]
+FAST = Limits(wall_seconds=20, cpu_seconds=10, memory_mb=1024, max_processes=32)
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Sandbox:
+    return get_sandbox()
+
+
+def run(sandbox: Sandbox, language: Language, r: str, py: str, limits: Limits = FAST) -> ExecResult:
+    result = sandbox.run(
+        r if language == "r" else py, language, {"data/s001.csv": b"a\n1\n"}, limits
+    )
+    # the harness carries on: an ordinary script still runs right after
+    after = sandbox.run("cat(1)" if language == "r" else "print(1)", language, {}, FAST)
+    assert after.status == "ok", after
+    return result
+
+
+@pytest.fixture
+def server() -> Iterator[socket.socket]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(5)
+        s.setblocking(False)
+        yield s
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_cannot_reach_host_loopback(
+    sandbox: Sandbox, language: Language, server: socket.socket
+) -> None:
+    port = server.getsockname()[1]
+    r = f'con <- socketConnection("127.0.0.1", {port}, open = "r+", timeout = 2)\ncat("CONNECTED\\n")\n'
+    py = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)\nprint('CONNECTED')\n"
+    res = run(sandbox, language, r, py)
+    assert res.status == "error"
+    assert "CONNECTED" not in res.stdout
+    with pytest.raises(BlockingIOError):
+        server.accept()  # nobody connected
+
+
+@pytest.fixture
+def secrets(tmp_path: Path) -> dict[str, Path]:
+    answers = tmp_path / "suite" / "canonical_answers.json"
+    answers.parent.mkdir()
+    answers.write_text('{"s001": "SECRET-CANONICAL-4242"}')
+    store = tmp_path / "run" / "run.sqlite"
+    store.parent.mkdir()
+    store.write_bytes(b"SQLite format 3\x00SECRET-STORE-4242")
+    return {"answers": answers, "store": store}
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_cannot_read_files_outside_scratch(
+    sandbox: Sandbox, language: Language, secrets: dict[str, Path]
+) -> None:
+    targets = [
+        str(secrets["answers"]),
+        str(secrets["store"]),
+        "/etc/shadow",
+        str(REPO / "pyproject.toml"),
+    ]
+    r_list = ", ".join(f'"{t}"' for t in targets)
+    r = (
+        f"for (p in c({r_list})) {{\n"
+        '  x <- tryCatch(readLines(p, warn = FALSE), error = function(e) "DENIED")\n'
+        '  cat(p, ":", x, "\\n")\n}\n'
+        f'cat("HOME:", list.files("{Path.home()}", all.files = TRUE, no.. = TRUE), "\\n")\n'
+    )
+    py = (
+        f"import os\nfor p in {targets!r}:\n"
+        "    try:\n        print(p, open(p, errors='replace').read())\n"
+        "    except OSError as e:\n        print(p, 'DENIED', type(e).__name__)\n"
+        f"home = {str(Path.home())!r}\n"
+        "print('HOME:', sorted(os.listdir(home)) if os.path.isdir(home) else [])\n"
+    )
+    res = run(sandbox, language, r, py)
+    assert res.status == "ok", res.stderr
+    assert res.stdout.count("DENIED") == len(targets)
+    for leak in ("SECRET-CANONICAL", "SECRET-STORE", "root:", "causalverify"):
+        assert leak not in res.stdout + res.stderr
+    home_line = next(line for line in res.stdout.splitlines() if line.startswith("HOME:"))
+    visible = set(re.findall(r"[^\s\[\]',:]+", home_line.removeprefix("HOME:")))
+    assert visible <= allowed_home_entries()
+
+
+def allowed_home_entries() -> set[str]:
+    """Only folders that lead to the read-only interpreter binds (e.g. a pyenv install)."""
+    home = Path.home()
+    return {
+        Path(p).relative_to(home).parts[0]
+        for p in (sys.prefix, sys.base_prefix)
+        if home in Path(p).parents
+    }
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_cannot_read_parent_environment(
+    sandbox: Sandbox, language: Language, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-FAKE-CANARY-7777")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-FAKE-CANARY-7777")
+    r = "print(Sys.getenv())\ncat(readLines('/proc/1/environ', warn = FALSE))\n"
+    py = "import os\nprint(dict(os.environ))\nprint(open('/proc/1/environ').read())\n"
+    res = run(sandbox, language, r, py)
+    assert res.status == "ok", res.stderr
+    assert "CANARY" not in res.stdout + res.stderr
+    assert "HOME" in res.stdout  # the probe did print the environment
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_cannot_write_outside_scratch(sandbox: Sandbox, language: Language) -> None:
+    tag = uuid.uuid4().hex
+    targets = [REPO / f"LEAK-{tag}", Path("/tmp") / f"LEAK-{tag}", Path(sys.prefix) / f"LEAK-{tag}"]
+    r = (
+        "".join(f'try(writeLines("x", "{t}"))\n' for t in targets)
+        + 'writeLines("ok", "mine.txt")\n'
+    )
+    py = (
+        "".join(
+            f"try:\n    open({str(t)!r}, 'w').write('x')\nexcept OSError as e:\n    print(e)\n"
+            for t in targets
+        )
+        + "open('mine.txt', 'w').write('ok')\n"
+    )
+    res = run(sandbox, language, r, py)
+    assert res.status == "ok", res.stderr
+    for t in targets:
+        assert not t.exists()
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_fork_bomb_is_contained(sandbox: Sandbox, language: Language) -> None:
+    r = "library(parallel)\nrepeat mcparallel(Sys.sleep(30))\n"
+    py = "import os\nwhile True:\n    os.fork()\n"
+    limits = Limits(wall_seconds=8, cpu_seconds=8, memory_mb=1024, max_processes=16)
+    res = run(sandbox, language, r, py, limits)
+    assert res.status in ("killed", "timeout"), res
+    assert res.wall_seconds < 15
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_allocating_8gb_hits_memory_limit(sandbox: Sandbox, language: Language) -> None:
+    r = "x <- numeric(1e9)\nx[] <- 1\ncat(sum(x))\n"
+    py = "b = bytearray(8 * 1024**3)\nprint(len(b))\n"
+    res = run(sandbox, language, r, py, Limits(memory_mb=1024, wall_seconds=20))
+    assert res.status == "memory_limit", res
+    assert res.peak_memory_mb is not None and res.peak_memory_mb < 1100
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_cpu_loop_hits_cpu_limit(sandbox: Sandbox, language: Language) -> None:
+    res = run(
+        sandbox,
+        language,
+        "repeat {}\n",
+        "while True:\n    pass\n",
+        Limits(cpu_seconds=2, wall_seconds=30),
+    )
+    assert res.status == "cpu_limit", res
+    assert 1.5 <= res.cpu_seconds <= 3.5
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_sleep_forever_times_out(sandbox: Sandbox, language: Language) -> None:
+    res = run(
+        sandbox,
+        language,
+        "Sys.sleep(1e6)\n",
+        "import time\ntime.sleep(10**6)\n",
+        Limits(wall_seconds=2),
+    )
+    assert res.status == "timeout"
+    assert 2 <= res.wall_seconds < 5
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_printing_1gb_is_cut_off_early(sandbox: Sandbox, language: Language) -> None:
+    r = 'x <- strrep("x", 1e6)\nfor (i in 1:1000) cat(x)\n'
+    py = "import sys\nx = 'x' * 10**6\nfor _ in range(1000):\n    sys.stdout.write(x)\n"
+    res = run(sandbox, language, r, py, Limits(max_output_bytes=200_000, wall_seconds=30))
+    assert res.status == "output_limit"
+    assert res.stdout_truncated and len(res.stdout) == 200_000
+    assert res.wall_seconds < 10
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_killing_parent_and_group_does_not_reach_harness(
+    sandbox: Sandbox, language: Language
+) -> None:
+    r = (
+        'ppid <- as.integer(strsplit(readLines("/proc/self/stat"), " ")[[1]][4])\n'
+        "try(tools::pskill(ppid, 9L))\n"
+        'system("kill -9 -1; kill -9 0")\ncat("survived\\n")\n'
+    )
+    py = (
+        "import os, signal\n"
+        "for target in (os.getppid(), -os.getpgrp(), -1):\n"
+        "    try:\n        os.kill(target, signal.SIGKILL)\n    except OSError as e:\n        print(e)\n"
+        "print('survived')\n"
+    )
+    me = os.getpid()
+    res = run(sandbox, language, r, py)
+    assert os.getpid() == me  # this process (the harness) is alive and still running the test
+    assert res.status in ("ok", "killed", "error")
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_runtime_install_fails(sandbox: Sandbox, language: Language) -> None:
+    r = (
+        'try(install.packages("fixest", repos = "https://cloud.r-project.org"))\n'
+        "# a writable library does not help without network\n"
+        'try(install.packages("fixest", lib = tempdir(), repos = "https://cloud.r-project.org"))\n'
+        ".libPaths(c(tempdir(), .libPaths()))\nlibrary(fixest)\n"
+    )
+    py = (
+        "import subprocess, sys\n"
+        "subprocess.run([sys.executable, '-m', 'pip', 'install', '--retries', '0', '--timeout', '3',"
+        " 'fixest-free-pkg'])\n"
+        "import fixest_free_pkg\n"
+    )
+    res = run(sandbox, language, r, py, Limits(wall_seconds=60))
+    assert res.status == "error", res
+    assert res.missing_package in ("fixest", "fixest_free_pkg")
+    site = Path(sys.prefix) / "lib"
+    assert not list(site.glob("python*/site-packages/fixest_free_pkg*"))
+    assert not Path("/usr/local/lib/R/site-library/fixest").exists()
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_symlink_out_of_scratch_is_dead(
+    sandbox: Sandbox, language: Language, secrets: dict[str, Path]
+) -> None:
+    target = str(secrets["answers"])
+    r = (
+        f'file.symlink("{target}", "link.json")\nfile.symlink("/etc/shadow", "shadow")\n'
+        'for (p in c("link.json", "shadow")) cat(tryCatch(readLines(p), error = function(e) "DENIED"), "\\n")\n'
+    )
+    py = (
+        f"import os\nos.symlink({target!r}, 'link.json')\nos.symlink('/etc/shadow', 'shadow')\n"
+        "for p in ('link.json', 'shadow'):\n"
+        "    try:\n        print(open(p).read())\n    except OSError:\n        print('DENIED')\n"
+    )
+    res = run(sandbox, language, r, py)
+    assert res.stdout.count("DENIED") == 2, res
+    assert "SECRET" not in res.stdout + res.stderr
+
+
+def _host_processes_with(tag: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if tag.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_daemon_does_not_outlive_the_cell(sandbox: Sandbox, language: Language) -> None:
+    seconds = str(900000 + int(uuid.uuid4().int % 99999))
+    r = (
+        f"system(\"setsid sh -c 'sleep {seconds}' > /dev/null 2>&1 < /dev/null &\")\n"
+        "cmd <- function(p) { b <- tryCatch(readBin(file.path('/proc', p, 'cmdline'), 'raw', 4096),"
+        " error = function(e) raw(0)); b[b == 0] <- as.raw(32); rawToChar(b) }\n"
+        "hit <- FALSE\nfor (i in 1:50) { ps <- list.files('/proc', pattern = '^[0-9]+$')\n"
+        f"  hit <- any(grepl('{seconds}', vapply(ps, cmd, ''))); if (hit) break; Sys.sleep(0.1) }}\n"
+        'cat(if (hit) "DAEMON_RUNNING" else "NO_DAEMON", "\\n")\n'
+    )
+    py = (
+        "import os, time\n"
+        "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+        f"        os.execvp('sleep', ['sleep', '{seconds}'])\n    os._exit(0)\n"
+        "for _ in range(50):\n"
+        "    hit = any(b'" + seconds + "' in open(f'/proc/{p}/cmdline', 'rb').read()"
+        " for p in os.listdir('/proc') if p.isdigit())\n"
+        "    if hit:\n        break\n    time.sleep(0.1)\n"
+        "print('DAEMON_RUNNING' if hit else 'NO_DAEMON')\n"
+    )
+    res = run(sandbox, language, r, py)
+    assert res.status == "ok", res.stderr
+    assert "DAEMON_RUNNING" in res.stdout  # the daemon really started inside
+    assert _host_processes_with(seconds) == []  # and is gone once run() returned

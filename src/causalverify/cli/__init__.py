@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "causalverify.cli.doctor:doctor",
     "exec": "causalverify.cli.exec_:exec_",
     "score": "causalverify.cli.score:score",
+    "audit": "causalverify.cli.audit:audit",
 }
 
 

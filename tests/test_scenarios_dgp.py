@@ -136,3 +136,10 @@ def test_csv_round_trip_is_lossless(family: Family) -> None:
     assert to_csv_bytes(frame) == raw
     assert list(frame.columns) == list(COLUMNS[family])
     assert all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_fast_writer_matches_pandas(family: Family) -> None:
+    frame = generate(family, PARAMS[family], BETA[family], scenario_rng(11, 3, 0))
+    expected = frame.to_csv(index=False, lineterminator="\n").encode()
+    assert to_csv_bytes(frame) == expected

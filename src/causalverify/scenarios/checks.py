@@ -90,10 +90,15 @@ FORBIDDEN: Final[tuple[ForbiddenTerm, ...]] = (
 # fmt: on
 
 _EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
-_COMPILED: Final[tuple[re.Pattern[str], ...]] = tuple(
-    re.compile(f"{_EDGE_L}(?:{t.pattern}){_EDGE_R}", 0 if t.case_sensitive else re.IGNORECASE)
-    for t in FORBIDDEN
-)
+
+
+def _alternation(case_sensitive: bool) -> re.Pattern[str]:
+    body = "|".join(f"(?:{t.pattern})" for t in FORBIDDEN if t.case_sensitive == case_sensitive)
+    return re.compile(f"{_EDGE_L}(?:{body}){_EDGE_R}", 0 if case_sensitive else re.IGNORECASE)
+
+
+# One pass per case mode; the patterns of each mode are alternatives of one expression.
+_COMPILED: Final[tuple[re.Pattern[str], ...]] = (_alternation(False), _alternation(True))
 
 
 def find_design_names(text: str) -> list[str]:
@@ -205,8 +210,10 @@ def _check_event_study(s: Scenario, d: pd.DataFrame) -> list[str]:
         stated = _stated(rf"{label} window: days (-?\d+) to \+?(-?\d+)", s.data_description)
         if stated is None or (int(stated[0]), int(stated[1])) != window:
             out.append(f"{s.id}: text does not state the {label.lower()} window {window}")
-    days = d.groupby("stock_id")["event_day"].apply(lambda x: tuple(sorted(x)))
-    if not (days == tuple(range(lo, hi + 1))).all():
+    n_days = hi - lo + 1
+    grid = d.sort_values(["stock_id", "event_day"])["event_day"].to_numpy()
+    expected = np.tile(np.arange(lo, hi + 1), max(d["stock_id"].nunique(), 1))
+    if len(d) != d["stock_id"].nunique() * n_days or not np.array_equal(grid, expected):
         out.append(f"{s.id}: not every stock is observed on days {lo}..{hi}")
     if d["stock_id"].nunique() != int(str(s.facts["n_stocks"])):
         out.append(f"{s.id}: number of stocks differs from the facts")

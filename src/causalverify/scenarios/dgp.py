@@ -219,10 +219,16 @@ def scenario_rng(suite_seed: int, index: int, attempt: int) -> np.random.Generat
 
 
 def to_csv_bytes(data: pd.DataFrame) -> bytes:
-    """Serialise data as published: header, no index, LF line ends, shortest float repr."""
-    buffer = io.StringIO()
-    data.to_csv(buffer, index=False, lineterminator="\n")
-    return buffer.getvalue().encode("utf-8")
+    """Serialise data as published: header, no index, LF line ends, shortest float repr.
+
+    Produces the same bytes as ``data.to_csv(index=False, lineterminator="\\n")`` for integer and
+    float columns (Python's shortest round-trip ``repr``), several times faster.
+    """
+    columns = [data[name].tolist() for name in data.columns]
+    lines = [",".join(map(str, data.columns))]
+    lines.extend(",".join(map(repr, row)) for row in zip(*columns, strict=True))
+    lines.append("")
+    return "\n".join(lines).encode("utf-8")
 
 
 def read_csv_bytes(raw: bytes) -> pd.DataFrame:

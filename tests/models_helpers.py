@@ -24,7 +24,12 @@ def make_scenario(sid: str = "s001", family: str = "did") -> Scenario:
             "data_description": "A balanced panel.",
             "columns": {"y": "outcome"},
             "target": "the average effect",
-            "facts": {},
+            "facts": {
+                "n_units": 200,
+                "n_periods": 8,
+                "treat_start": 5,
+                "treated_units": "unit_id < 100",
+            },
             "data_file": f"data/{sid}.csv",
             "csv_sha256": "0" * 64,
             "canonical": Canonical(estimate=2.1, se=0.1, n=100, method="twfe"),

@@ -17,7 +17,7 @@ MESSAGES = [
     Message(role="system", content="You are an econometrician."),
     Message(role="user", content="Estimate the effect."),
 ]
-OPTIONS = ModelOptions(max_tokens=300, timeout_seconds=2.0)
+OPTIONS = ModelOptions(max_tokens=300, timeout_seconds=10.0)
 
 pytest.importorskip("anthropic", reason="the optional anthropic package is not installed")
 

@@ -166,3 +166,19 @@ def test_reference_provider_needs_context(monkeypatch):
     provider = get_provider("reference/textbook")
     with pytest.raises(ProviderError, match="context"):
         provider.complete(MESSAGES, options=OPTIONS)
+
+
+@pytest.mark.parametrize("language", ["r", "python"])
+def test_reference_panel_through_the_provider(language):
+    """Every agent of the real panel answers through the provider, deterministically."""
+    scenario = make_scenario("s003")
+    context = CellContext(scenario=scenario, language=language, protocol="default")
+    for agent in causalverify.reference.AGENTS:
+        provider = get_provider(f"reference/{agent}")
+        first = provider.complete(MESSAGES, options=OPTIONS, context=context)
+        second = provider.complete([], options=ModelOptions(temperature=1.0), context=context)
+        expected = causalverify.reference.write_response(
+            agent, scenario, language=language, protocol="default"
+        )
+        assert first.content == second.content == expected
+        assert first.input_tokens == first.output_tokens == 0 and first.cost_usd == 0.0

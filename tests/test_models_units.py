@@ -13,6 +13,8 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from causalverify.errors import ProviderError, SetupError
 from causalverify.models import (
@@ -289,3 +291,34 @@ def test_cache_unwritable_location_is_setup_error(tmp_path: Path):
     blocker.write_text("")
     with pytest.raises(SetupError, match="response cache"):
         ResponseCache(blocker / "r.sqlite")
+
+
+@given(
+    rpm=st.floats(min_value=1.0, max_value=6000.0),
+    burst=st.integers(min_value=1, max_value=5),
+    gaps=st.lists(st.floats(min_value=0.0, max_value=3.0), min_size=1, max_size=40),
+)
+@settings(max_examples=60, deadline=None)
+def test_rate_limiter_never_exceeds_rate_plus_burst(rpm, burst, gaps):
+    clock = FakeClock()
+    limiter = RateLimiter(rpm, burst=burst, clock=clock, sleep=clock.sleep)
+    sent = []
+    for gap in gaps:
+        clock.now += gap
+        limiter.acquire()
+        sent.append(clock.now)
+    rate = rpm / 60.0
+    for i, start in enumerate(sent):
+        for j in range(i, len(sent)):
+            # requests i..j went out within sent[j] - start seconds
+            assert j - i + 1 <= burst + rate * (sent[j] - start) + 1e-6
+
+
+def test_public_api_matches_all():
+    import causalverify.models as models
+
+    namespace: dict = {}
+    exec("from causalverify.models import *", namespace)
+    assert sorted(k for k in namespace if k != "__builtins__") == sorted(models.__all__)
+    contract = {"ModelOptions", "CellContext", "Provider", "get_provider", "ResponseCache"}
+    assert contract <= set(models.__all__)

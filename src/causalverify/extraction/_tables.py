@@ -35,7 +35,6 @@ _MULTIWORD: Final = (
     "upper ci",
     "conf. low",
     "conf. high",
-    "pr(>abs_t)",
 )
 #: estimate-column names, best first
 _ESTIMATE_COLUMNS: Final = ("estimate", "coef", "coef.", "parameter", "coefficient", "estimates")
@@ -61,18 +60,16 @@ class TableRow:
     context: str  # lower-cased text printed before the table
 
 
+_MULTIWORD_RE: Final = re.compile(
+    "|".join(rf"(?<![\w.]){re.escape(p)}(?![\w])" for p in _MULTIWORD), re.IGNORECASE
+)
+
+
 def _prep(line: str) -> str:
+    """Normalize a line; join multi-word column names keeping every character's position."""
     line = normalize_line(line)
-    line = line.replace(">|t|", ">abs_t").replace(">|z|", ">abs_z")
-    low = line.lower()
-    for phrase in _MULTIWORD:
-        start = low.find(phrase)
-        while start >= 0:
-            end = start + len(phrase)
-            line = line[:start] + line[start:end].replace(" ", "_") + line[end:]
-            low = line.lower()
-            start = low.find(phrase, end)
-    return line
+    line = line.replace(">|t|", ">_t_").replace(">|z|", ">_z_")
+    return _MULTIWORD_RE.sub(lambda m: m.group(0).replace(" ", "_"), line)
 
 
 def _tokens(line: str) -> list[tuple[str, int]]:
@@ -183,6 +180,8 @@ def _read_rows(
                 break
             i += 1
             continue
+        if _parse_header(prepped) is not None:
+            break  # a new header (e.g. after a title such as "Parameter Estimates")
         parsed = _row_values(prepped, header)
         if parsed is None:
             if found or i - start > 2:

@@ -162,7 +162,9 @@ def _iv_names(code: str) -> tuple[set[str], set[str]]:
     for m in re.finditer(r"\|\s*([\w.+ ]+?)\s*~\s*([\w.+ ]+?)\s*[\"']", code):  # pyfixest
         endog |= _split_vars(m.group(1))
         instr |= _split_vars(m.group(2))
-    for m in re.finditer(r"~([^~|\"'\n]+)\|([^~|\"'\n,)]+)", code):  # R: y ~ x + w | z + w
+    for m in re.finditer(
+        r"~([^~|\"'\n]+)\|([^~|\"'\n,)]+)(?=[,)\"'\n]|$)", code
+    ):  # R: y ~ x + w | z + w
         regs, insts = _split_vars(m.group(1)), _split_vars(m.group(2))
         endog |= regs - insts
         instr |= insts - regs

@@ -1,0 +1,110 @@
+"""Regenerate the golden extraction corpus: run every script in the sandbox on built scenarios.
+
+Usage (from the repository root)::
+
+    python tests/golden/regenerate.py
+
+Builds the default suite (fixed seed) into a temporary folder, picks two scenarios per design
+family (the first ``easy`` and the first ``hard`` one), runs each script of ``scripts/`` whose
+name starts with the family prefix on both, and writes
+
+- ``fixtures/<script>__<scenario>.stdout``: what the script printed (the extractor's input);
+- ``manifest.json``: per case the expected estimate and the other statistics of the same term
+  (standard error, statistic, p-value, interval bounds) as the script itself computed them and
+  wrote them to stderr after the ``# ---- golden truth (stderr) ----`` marker, plus the
+  scenario's canonical estimate and whether the script's estimate equals it.
+
+Every script must run with exit status 0; the command fails otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from causalverify.sandbox import Limits, get_sandbox
+from causalverify.scenarios.build import build_suite
+from causalverify.scenarios.model import Scenario
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = HERE / "scripts"
+FIXTURES = HERE / "fixtures"
+MANIFEST = HERE / "manifest.json"
+TRUTH_MARKER = "# ---- golden truth (stderr) ----"
+PREFIX = {"did": "did", "es": "event_study", "iv": "iv", "rdd": "rdd"}
+SEED = 20260101
+
+
+def pick_scenarios(root: Path) -> dict[str, list[Scenario]]:
+    """The first easy and the first hard scenario of each family."""
+    picked: dict[str, list[Scenario]] = {}
+    for path in sorted((root / "scenarios").glob("*.json")):
+        sc = Scenario.model_validate_json(path.read_text())
+        have = picked.setdefault(sc.family, [])
+        if sc.difficulty in {"easy", "hard"} and all(h.difficulty != sc.difficulty for h in have):
+            have.append(sc)
+    return picked
+
+
+def truth_of(stderr: str) -> dict[str, Any]:
+    lines = [x for x in stderr.splitlines() if x.strip().startswith("{")]
+    if not lines:
+        raise RuntimeError(f"no truth record on stderr:\n{stderr[-2000:]}")
+    return dict(json.loads(lines[-1]))
+
+
+def run_case(sandbox: Any, script: Path, sc: Scenario, root: Path) -> dict[str, Any]:
+    language = "r" if script.suffix == ".R" else "python"
+    result = sandbox.run(
+        script.read_text(),
+        language,
+        files={"data/scenario.csv": root / sc.data_file},
+        limits=Limits(wall_seconds=120, cpu_seconds=120),
+    )
+    if not result.ok:
+        raise RuntimeError(f"{script.name} on {sc.id}: {result.status}\n{result.stderr[-3000:]}")
+    case = f"{script.stem}__{sc.id}"
+    (FIXTURES / f"{case}.stdout").write_text(result.stdout)
+    truth = truth_of(result.stderr)
+    raw = truth["estimate"]  # R's toJSON writes a scalar as a one-element array
+    estimate = float(raw[0] if isinstance(raw, list) else raw)
+    canonical = sc.canonical.estimate
+    return {
+        "case": case,
+        "script": script.name,
+        "language": language,
+        "family": sc.family,
+        "scenario": sc.id,
+        "expected": estimate,
+        "others": [float(v) for v in truth["others"] if v is not None],
+        "canonical": canonical,
+        "canonical_equivalent": abs(estimate - canonical) <= 1e-6 * max(1.0, abs(canonical)),
+    }
+
+
+def main() -> int:
+    sandbox = get_sandbox()
+    FIXTURES.mkdir(exist_ok=True)
+    for old in FIXTURES.glob("*.stdout"):
+        old.unlink()
+    cases: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "suite"
+        build_suite(root, seed=SEED)
+        picked = pick_scenarios(root)
+        for script in sorted(SCRIPTS.iterdir()):
+            family = PREFIX[script.name.split("_")[0]]
+            for sc in picked[family]:
+                cases.append(run_case(sandbox, script, sc, root))
+                print(f"{cases[-1]['case']}: {cases[-1]['expected']!r}", flush=True)
+    text = json.dumps({"seed": SEED, "cases": cases}, indent=2, sort_keys=True) + "\n"
+    MANIFEST.write_text(text)
+    print(f"{len(cases)} cases written to {MANIFEST.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+df <- read.csv("data/scenario.csv")
+est_win <- subset(df, event_day < 0)
+mm <- do.call(rbind, lapply(split(est_win, est_win$stock_id), function(d) {
+  f <- lm(ret ~ mkt_ret, data = d)
+  data.frame(stock_id = d$stock_id[1], alpha = coef(f)[[1]], b = coef(f)[[2]])
+}))
+post <- merge(subset(df, event_day >= 0), mm, by = "stock_id")
+post$ar <- post$ret - (post$alpha + post$b * post$mkt_ret)
+aar <- aggregate(ar ~ event_day, data = post, FUN = mean)
+names(aar) <- c("event_day", "AAR")
+print(aar)
+per_day <- mean(aar$AAR)
+car <- sum(aar$AAR)
+cat(sprintf("Average abnormal return per day (days 0-10): %.6f\n", per_day))
+cat(sprintf("CAR[0,10]: %.6f\n", car))
+# ---- golden truth (stderr) ----
+cat(jsonlite::toJSON(list(estimate = round(per_day, 6), others = numeric(0)), digits = NA), file = stderr())

@@ -322,3 +322,22 @@ def test_public_api_matches_all():
     assert sorted(k for k in namespace if k != "__builtins__") == sorted(models.__all__)
     contract = {"ModelOptions", "CellContext", "Provider", "get_provider", "ResponseCache"}
     assert contract <= set(models.__all__)
+
+
+def test_token_parameter_choice(monkeypatch):
+    from causalverify.models.openai_provider import resolve_token_param
+
+    monkeypatch.delenv("CAUSALVERIFY_OPENAI_TOKEN_PARAM", raising=False)
+    assert resolve_token_param("gpt-4o", None, None) == "max_tokens"
+    assert resolve_token_param("o3-mini", None, None) == "max_completion_tokens"
+    assert (
+        resolve_token_param("gpt-5", "https://api.openai.com/v1", None) == "max_completion_tokens"
+    )
+    assert resolve_token_param("gpt-5", "http://127.0.0.1:8000/v1", None) == "max_tokens"
+    assert resolve_token_param("gpt-4o", None, "max_completion_tokens") == "max_completion_tokens"
+    monkeypatch.setenv("CAUSALVERIFY_OPENAI_TOKEN_PARAM", "max_completion_tokens")
+    assert (
+        resolve_token_param("llama3", "http://127.0.0.1:8000/v1", None) == "max_completion_tokens"
+    )
+    with pytest.raises(SetupError, match="token parameter"):
+        resolve_token_param("gpt-4o", None, "tokens")

@@ -1,9 +1,10 @@
 """An independent numpy implementation of the ``paper`` canonical estimators.
 
 It shares no code with :mod:`causalverify.estimators._paper` beyond column validation: fixed
-effects are explicit dummy columns, coefficients come from a QR least-squares solve, and every
-variance estimator is written out as its sandwich formula. Tests use it to cross-check
-:func:`causalverify.estimators.canonical`; it is also a readable statement of the formulas.
+effects are swept out by exact group means and dummy columns, coefficients come from a QR
+least-squares solve, and every variance estimator is written out as its sandwich formula. Tests
+use it to cross-check :func:`causalverify.estimators.canonical`; it is also a readable statement
+of the formulas.
 """
 
 from __future__ import annotations
@@ -56,22 +57,28 @@ def _result(estimate: float, se: float, n: int, method: str) -> CanonicalResult:
     )
 
 
+def _unit_demean(values: Array, units: pd.Series) -> Array:
+    """Subtract unit means column by column (exact one-way fixed effects, any panel)."""
+    _, inverse = np.unique(units.to_numpy(), return_inverse=True)
+    counts = np.bincount(inverse).astype(np.float64)
+    sums = np.zeros((counts.size, values.shape[1]))
+    np.add.at(sums, inverse, values)
+    return values - (sums / counts[:, None])[inverse]
+
+
 def did(data: pd.DataFrame) -> CanonicalResult:
-    """TWFE by least squares with unit and period dummies; SE with ``n - 2`` residual df."""
+    """TWFE by least squares: unit effects swept out exactly, period effects as dummy columns;
+    SE with ``n - 2`` residual df."""
     y = _col(data, "y")
     n = len(y)
-    x = np.column_stack(
-        [
-            np.ones(n),
-            _col(data, "treat_x_post"),
-            _dummies(data["unit_id"]),
-            _dummies(data["period"]),
-        ]
+    raw = np.column_stack([y, _col(data, "treat_x_post"), _dummies(data["period"])])
+    swept = _unit_demean(raw, data["unit_id"])
+    beta, resid, xtx_inv = _ols(swept[:, 0], swept[:, 1:])
+    # (X'X)^-1[0,0] is 1 / (x~'x~) for the partialled-out regressor (Frisch-Waugh-Lovell).
+    se = np.sqrt(resid @ resid / (n - 2) * xtx_inv[0, 0])
+    return _result(
+        beta[0], se, n, "numpy TWFE: unit means swept out, period dummies; iid SE, df n-2"
     )
-    beta, resid, xtx_inv = _ols(y, x)
-    # (X'X)^-1[1,1] is 1 / (x~'x~) for the partialled-out regressor (Frisch-Waugh-Lovell).
-    se = np.sqrt(resid @ resid / (n - 2) * xtx_inv[1, 1])
-    return _result(beta[1], se, n, "numpy TWFE with dummies; iid SE, df n-2")
 
 
 def event_study(data: pd.DataFrame) -> CanonicalResult:

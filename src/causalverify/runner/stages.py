@@ -149,6 +149,12 @@ def describe_sandbox(sandbox: Sandbox, *, unsafe: bool) -> dict[str, Any]:
         policy = policy.model_dump(mode="json")
     elif policy is not None and not isinstance(policy, dict):
         policy = repr(policy)
-    description = {"kind": type(sandbox).__name__, "unsafe": unsafe, "policy": policy}
+    description = {
+        "kind": type(sandbox).__name__,
+        "unsafe": unsafe,
+        "sandboxed": getattr(sandbox, "sandboxed", None),
+        "scratch_mb": getattr(sandbox, "scratch_mb", None),
+        "policy": policy,
+    }
     result: dict[str, Any] = json.loads(json.dumps(description, sort_keys=True, default=repr))
     return result

@@ -1,0 +1,86 @@
+"""Kill ``causalverify run`` with SIGKILL at several points, resume it, and compare the final store
+with an uninterrupted run of the same configuration."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from causalverify.errors import StoreError
+from causalverify.store import RunStore, stable_view
+from run_e2e_helpers import needs_r_and_sandbox, panel_r, shared_root
+
+pytestmark = needs_r_and_sandbox
+
+_CLI = "from causalverify.cli import main; main()"
+
+
+def _count(run_dir: Path) -> int:
+    try:
+        with RunStore.open(run_dir) as store:
+            return store.count_cells()
+    except StoreError:  # the run has not created its store yet
+        return 0
+
+
+def _kill_after(command: list[str], run_dir: Path, cells: int, timeout: float = 120.0) -> int:
+    """Start the run, SIGKILL it once the store holds ``cells`` cells; return the count after."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + timeout
+    try:
+        while _count(run_dir) < cells:
+            assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr}"
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+    return _count(run_dir)
+
+
+def test_killed_and_resumed_run_equals_an_uninterrupted_one(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    reference = panel_r(shared_root(tmp_path_factory))
+    run_dir = tmp_path / "run"
+    command = [
+        sys.executable,
+        "-c",
+        _CLI,
+        "run",
+        "--suite",
+        str(reference.config.suite_dir),
+        "--out",
+        str(run_dir),
+        "--languages",
+        "r",
+        "--workers",
+        "2",
+        "--cache",
+        str(tmp_path / "cache.sqlite"),
+        "--quiet",
+    ]
+    counts = [_kill_after(command, run_dir, cells) for cells in (1, 6, 14)]
+    assert counts[0] >= 1 and counts[1] >= 6 and counts[2] >= 14
+    assert counts[2] < len(reference.records), "killed too late to test resuming mid-way"
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert finished.returncode == 0, finished.stderr
+    with RunStore.open(run_dir) as store:
+        resumed = list(store.iter_cells())
+        meta = store.meta()
+        (rows,) = store._conn.execute("SELECT COUNT(*) FROM cells").fetchone()
+    assert rows == len(resumed) == len(reference.records) == 28
+    assert [r.key for r in resumed] == [r.key for r in reference.records]
+    for got, want in zip(resumed, reference.records, strict=True):
+        assert stable_view(got) == stable_view(want), got.key
+    assert meta["command_line"][:2] == ["causalverify", "run"]

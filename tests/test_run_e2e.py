@@ -1,0 +1,95 @@
+"""End to end, offline: the reference panel on a built smoke suite, in the real sandbox.
+
+One scenario per family; all seven agents in R and the textbook agent in Python. Each agent must
+land where its documented behaviour says, and a rerun must neither add nor change anything.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from causalverify.reference import AGENTS
+from causalverify.reference._agents import fragile_fault
+from causalverify.runner import REFERENCE_PANEL, run_benchmark
+from causalverify.store import CellRecord, RunStore, cells_frame, stable_view
+from run_e2e_helpers import PanelRun, needs_r_and_sandbox, panel_r, shared_root, textbook_python
+
+pytestmark = needs_r_and_sandbox
+
+
+@pytest.fixture
+def panel(tmp_path_factory: pytest.TempPathFactory) -> PanelRun:
+    return panel_r(shared_root(tmp_path_factory))
+
+
+def by_agent(records: tuple[CellRecord, ...], agent: str) -> list[CellRecord]:
+    return [r for r in records if r.key.model == f"reference/{agent}"]
+
+
+def test_the_panel_is_the_default_and_every_cell_is_stored(panel: PanelRun) -> None:
+    assert tuple(f"reference/{a}" for a in AGENTS) == REFERENCE_PANEL
+    assert panel.summary.total == panel.summary.computed == 4 * 7 == len(panel.records)
+    assert {r.family for r in panel.records} == {"did", "event_study", "iv", "rdd"}
+    assert all(r.execution is None or r.execution.sandboxed for r in panel.records)
+    assert panel.summary.cost_usd == 0.0 and panel.summary.requests == 0
+
+
+def test_textbook_is_always_correct_in_both_languages(
+    panel: PanelRun, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    python = textbook_python(shared_root(tmp_path_factory))
+    cells = by_agent(panel.records, "textbook") + list(python.records)
+    assert len(cells) == 8 and {c.key.language for c in cells} == {"r", "python"}
+    assert [c.status for c in cells] == ["correct"] * 8, [c.execution for c in cells]
+    errors = [c.scores.rel_error for c in cells if c.scores is not None]
+    assert len(errors) == 8 and max(e for e in errors if e is not None) < 1e-6
+
+
+def test_prose_mute_and_fragile_fail_where_documented(panel: PanelRun) -> None:
+    assert {c.status for c in by_agent(panel.records, "prose")} == {"no_code"}
+    assert {c.status for c in by_agent(panel.records, "mute")} == {"no_estimate"}
+    expected = {None: "correct", "missing": "missing_package", "typo": "exec_error"}
+    fragile = by_agent(panel.records, "fragile")
+    for cell in fragile:
+        assert cell.status == expected[fragile_fault(cell.key.scenario_id)], cell.execution
+        if cell.status == "missing_package":
+            assert cell.execution is not None and cell.execution.missing_package
+    assert any(c.status == "missing_package" for c in fragile)
+
+
+def test_code_that_runs_and_returns_the_wrong_number(panel: PanelRun) -> None:
+    """naive and wrong-term execute everywhere and miss on most cells (the central phenomenon)."""
+    for agent in ("naive", "wrong-term"):
+        cells = by_agent(panel.records, agent)
+        assert all(c.scores is not None and c.scores.L2b for c in cells), agent
+        assert sum(c.status == "wrong" for c in cells) >= len(cells) // 2, agent
+    cumulative = by_agent(panel.records, "cumulative")
+    assert all(c.scores is not None and c.scores.L2b for c in cumulative)
+    assert {c.status for c in cumulative if c.family == "did"} == {"wrong"}
+
+
+def test_summary_rates_match_the_table(panel: PanelRun) -> None:
+    frame = cells_frame(panel.records)
+    assert not frame.duplicated(["scenario_id", "model", "language", "sample"]).any()
+    for model in panel.summary.models:
+        rows = frame[frame["model"] == model.model]
+        assert model.cells == len(rows) == 4
+        assert model.L2b == pytest.approx(rows["L2b"].mean())
+        assert model.L2b_plus == pytest.approx(rows["L2b_plus"].mean())
+    textbook = next(m for m in panel.summary.models if m.model == "reference/textbook")
+    assert (textbook.L1, textbook.L2a, textbook.L2b, textbook.L2b_plus) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_rerun_adds_and_changes_nothing(panel: PanelRun) -> None:
+    with RunStore.open(panel.config.out_dir) as store:
+        seq_before = store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall()
+    again = run_benchmark(panel.config)
+    assert again.computed == 0 and again.skipped == again.total == 28
+    with RunStore.open(panel.config.out_dir) as store:
+        after = tuple(store.iter_cells())
+        assert store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall() == seq_before
+        meta = store.meta()
+    assert after == panel.records  # byte-identical records, timings included
+    assert [stable_view(r) for r in after] == [stable_view(r) for r in panel.records]
+    assert meta["environment"]["r_version"] and meta["sandbox_policy"]["unsafe"] is False
+    assert meta["models"] == list(REFERENCE_PANEL) and meta["languages"] == ["r"]

@@ -26,7 +26,7 @@ def parse_family(value: str) -> Family:
     """Accept ``did`` / ``DID`` / ``event-study`` / ``EVENT_STUDY`` ... and return the canonical name."""
     key = value.strip().lower().replace("-", "_")
     if key in FAMILIES:
-        return key  # type: ignore[return-value]
+        return key
     upper = value.strip().upper().replace("-", "_")
     if upper in FROM_PUBLISHED:
         return FROM_PUBLISHED[upper]

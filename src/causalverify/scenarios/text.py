@@ -171,7 +171,7 @@ def _iv(topic: IvTopic, params: Mapping[str, float | int]) -> ScenarioText:
         topic=topic.title,
         title=topic.title,
         research_question=(
-            f"What is the causal effect of {_plain(topic.x)} on {_plain(topic.y)} among "
+            f"What is the causal effect of {_plain(topic.x)} on the {_plain(topic.y)} of "
             f"{topic.units}?"
         ),
         data_description=description,
@@ -208,7 +208,7 @@ def _rdd(topic: RddTopic, params: Mapping[str, float | int]) -> ScenarioText:
         title=topic.title,
         research_question=(
             f"What is the effect of {topic.program} on the {topic.outcome} of {topic.units} "
-            f"whose {topic.score} is right at the eligibility threshold?"
+            f"whose {topic.score} is right at the cutoff?"
         ),
         data_description=description,
         columns=columns,

@@ -1,0 +1,112 @@
+"""The golden corpus: real R and Python output, produced in the sandbox on built scenarios.
+
+Regenerate with ``python tests/golden/regenerate.py``. Each case's expected value and the other
+statistics of the same term (SE, statistic, p-value, interval bounds) were written to stderr by
+the script itself from the fitted object, so they are independent of the extractor.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from causalverify.extraction import extract_estimate
+from causalverify.extraction._numbers import NUMBER, decimals_of, normalize_line, parse_number
+from causalverify.store.records import ExtractionRecord
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+TRUTH_MARKER = "# ---- golden truth (stderr) ----"
+TARGET_CORRECT = 0.95
+
+
+def _cases() -> list[dict[str, Any]]:
+    data = json.loads((GOLDEN / "manifest.json").read_text())
+    return list(data["cases"])
+
+
+def _code(script: str) -> str:
+    return (GOLDEN / "scripts" / script).read_text().split(TRUTH_MARKER)[0]
+
+
+def _stdout(case: str) -> str:
+    return (GOLDEN / "fixtures" / f"{case}.stdout").read_text()
+
+
+def printed_tolerance(stdout: str, record: ExtractionRecord) -> float:
+    """Half a unit in the last printed digit of the token the value was read from."""
+    assert record.value is not None and record.line is not None
+    line = normalize_line(stdout.splitlines()[record.line - 1])
+    scale = 100.0 if record.rule.endswith("percent") else 1.0
+    best = 0.0
+    for token in re.findall(NUMBER, line):
+        value = parse_number(token)
+        if value is not None and abs(value - record.value * scale) <= 1e-9 * max(1.0, abs(value)):
+            best = max(best, 0.5 * 10.0 ** (-decimals_of(token)) / scale)
+    return best
+
+
+def _close(a: float, b: float, tol: float) -> bool:
+    return abs(a - b) <= tol + 1e-12 * max(1.0, abs(b))
+
+
+def judge_case(case: dict[str, Any]) -> tuple[bool, bool, ExtractionRecord]:
+    """(correct, returned a forbidden statistic, record) for one case."""
+    stdout = _stdout(case["case"])
+    record = extract_estimate(code=_code(case["script"]), stdout=stdout, family=case["family"])
+    if record.value is None:
+        return False, False, record
+    tol = printed_tolerance(stdout, record)
+    correct = _close(record.value, case["expected"], tol)
+    forbidden = not correct and any(_close(record.value, o, tol) for o in case["others"])
+    return correct, forbidden, record
+
+
+def test_corpus_is_large_and_varied() -> None:
+    cases = _cases()
+    assert len(cases) >= 60
+    combos = {(c["family"], c["language"]) for c in cases}
+    assert len(combos) == 8  # every family in both languages
+    for case in cases:
+        assert (GOLDEN / "fixtures" / f"{case['case']}.stdout").is_file()
+        assert (GOLDEN / "scripts" / case["script"]).is_file()
+
+
+def test_golden_extraction_rate_and_no_forbidden_statistic() -> None:
+    cases = _cases()
+    results = [(case, *judge_case(case)) for case in cases]
+    n_correct = sum(correct for _, correct, _, _ in results)
+    forbidden = [case["case"] for case, _, bad, _ in results if bad]
+    misses = [
+        f"{case['case']}: expected {case['expected']!r}, got {rec.value!r} ({rec.rationale})"
+        for case, correct, _, rec in results
+        if not correct
+    ]
+    rate = n_correct / len(cases)
+    assert not forbidden, f"returned an SE/t/p/CI bound: {forbidden}"
+    assert rate >= TARGET_CORRECT, f"{n_correct}/{len(cases)} correct; misses:\n" + "\n".join(
+        misses
+    )
+
+
+@pytest.mark.parametrize("rule", ["coef_table", "labelled_line", "estimate_marker", "coef_vector"])
+def test_every_rule_is_exercised_by_the_corpus(rule: str) -> None:
+    rules = {judge_case(case)[2].rule for case in _cases()}
+    assert rule in rules
+
+
+def test_harness_flags_a_standard_error_as_forbidden() -> None:
+    """The forbidden check is live: reading the SE column of a golden table is caught."""
+    case = next(c for c in _cases() if c["script"] == "did_lm_summary.R")
+    stdout = _stdout(case["case"])
+    line_no = next(i for i, x in enumerate(stdout.splitlines(), 1) if x.startswith("treated:post"))
+    se_token = stdout.splitlines()[line_no - 1].split()[2]
+    fake = ExtractionRecord(
+        method="deterministic", value=float(se_token), rule="coef_table", line=line_no
+    )
+    tol = printed_tolerance(stdout, fake)
+    assert not _close(float(se_token), case["expected"], tol)
+    assert any(_close(float(se_token), o, tol) for o in case["others"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from causalverify.estimators import (
     canonical,
 )
 from causalverify.families import FAMILIES, Family
+from estimators_reference import published_cases
 
 
 def test_public_api_is_all() -> None:
@@ -154,3 +157,30 @@ def test_result_is_plain_python_types() -> None:
     assert type(result.estimate) is float and type(result.se) is float
     assert type(result.n) is int
     assert isinstance(pd.Series([result.estimate]).iloc[0], float)
+
+
+@pytest.mark.slow
+def test_bit_identical_across_processes() -> None:
+    """Fresh processes allocate at other addresses; the results must not depend on that."""
+    script = (
+        "import sys, pandas as pd\n"
+        "from causalverify.estimators import canonical\n"
+        "for family, path in zip(sys.argv[1::2], sys.argv[2::2]):\n"
+        "    r = canonical(pd.read_csv(path), family)\n"
+        "    print(family, r.estimate.hex(), r.se.hex(), r.n)\n"
+    )
+    args: list[str] = []
+    for case in published_cases():
+        args += [case.family, str(case.path)]
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    }
+    assert len(runs) == 1
+    assert len(next(iter(runs)).splitlines()) == 15

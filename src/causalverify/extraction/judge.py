@@ -79,7 +79,7 @@ def parse_judge(content: str | None) -> tuple[float | None, str, bool]:
             continue
         if isinstance(obj, dict) and "effect" in obj:
             return _effect_of(obj.get("effect")), str(obj.get("rationale", "")), True
-    m = re.search(r'"?effect"?\s*[:=]\s*(null|None|[-+]?[\d.]+(?:[eE][-+]?\d+)?)', content)
+    m = re.search(r'["\']?effect["\']?\s*[:=]\s*(null|None|[-+]?[\d.]+(?:[eE][-+]?\d+)?)', content)
     if m:
         return _effect_of(m.group(1)), "parsed from a malformed JSON answer", True
     return None, f"unparsable judge response: {content[:200]!r}", False

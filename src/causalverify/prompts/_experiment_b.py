@@ -200,4 +200,7 @@ def _environment_section(language: Language, manifest: Manifest | None) -> str:
         packages = manifest.python_packages
         intro = f"It runs with Python {manifest.python_version}; the installed packages are:"
     listing = ", ".join(f"{pkg} {ver}" for pkg, ver in sorted(packages.items()))
-    return f"{head} {intro} {listing or '(none)'}. Base {name} is available as usual."
+    text = f"{head} {intro} {listing or '(none)'}."
+    if language == "python":
+        text += " The Python standard library is available as usual."
+    return text

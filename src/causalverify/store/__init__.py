@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationRecord
 from causalverify.store.compare import stable_view
 from causalverify.store.records import (
     CellKey,
@@ -18,7 +19,9 @@ from causalverify.store.table import COLUMNS, cells_frame
 
 __all__ = [
     "COLUMNS",
+    "CONFIDENCE_TYPES",
     "STORE_FILE",
+    "CalibrationRecord",
     "CellKey",
     "CellRecord",
     "CellStatus",

@@ -6,6 +6,7 @@ Schema (``run.sqlite`` inside the run folder)::
     cells(scenario_id TEXT, model TEXT, language TEXT, sample INTEGER,
           status TEXT, record TEXT, seq INTEGER,
           PRIMARY KEY (scenario_id, model, language, sample))
+    calibration(...)                                -- see causalverify.store.calibration
 
 ``record`` is ``CellRecord.model_dump_json()``; ``seq`` increases with every write, so the order in
 which cells were finished is known without wall-clock timestamps. ``synchronous=FULL`` makes a
@@ -23,6 +24,7 @@ from types import TracebackType
 from typing import Any
 
 from causalverify.errors import StoreError
+from causalverify.store.calibration import CALIBRATION_SCHEMA, CalibrationRecord
 from causalverify.store.records import CellKey, CellRecord, CellStatus
 
 STORE_FILE = "run.sqlite"
@@ -166,6 +168,40 @@ class RunStore:
             (count,) = self._conn.execute("SELECT COUNT(*) FROM cells").fetchone()
         return int(count)
 
+    # -- calibration (see causalverify.store.calibration) ----------------------------------------
+
+    def put_calibration(self, record: CalibrationRecord) -> None:
+        """Insert or replace one calibration row, in a single transaction."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO calibration(scenario_id, model, language, sample, protocol, status, "
+                "record, seq) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                "(SELECT COALESCE(MAX(seq), 0) + 1 FROM calibration)) "
+                "ON CONFLICT(scenario_id, model, language, sample, protocol) DO UPDATE SET "
+                "status = excluded.status, record = excluded.record, seq = excluded.seq",
+                (*record.key.as_tuple(), record.protocol, record.status, record.model_dump_json()),
+            )
+
+    def calibration_statuses(self, protocol: str) -> dict[tuple[str, str, str, int], str]:
+        """Map the key tuple of every calibration row of ``protocol`` to its status."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT scenario_id, model, language, sample, status FROM calibration "
+                f"WHERE protocol=? {_ORDER}",
+                (protocol,),
+            ).fetchall()
+        return {(s, m, lang, int(k)): status for s, m, lang, k, status in rows}
+
+    def iter_calibration(self, protocol: str | None = None) -> Iterator[CalibrationRecord]:
+        """Yield calibration rows (of one protocol, or all), ordered by key then protocol."""
+        where, args = ("WHERE protocol=?", (protocol,)) if protocol is not None else ("", ())
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT record FROM calibration {where} {_ORDER}, protocol", args
+            ).fetchall()
+        for (payload,) in rows:
+            yield CalibrationRecord.model_validate_json(payload)
+
     # -- lifecycle ------------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -194,5 +230,5 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
             f"run store schema version {version} is not supported (expected {SCHEMA_VERSION})"
         )
     with conn:
-        conn.executescript(_SCHEMA)
+        conn.executescript(_SCHEMA + CALIBRATION_SCHEMA)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

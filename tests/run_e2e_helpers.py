@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -25,6 +27,20 @@ needs_r_and_sandbox = [
     pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript is not installed"),
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
 ]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_marks(marks: list[pytest.MarkDecorator]) -> Callable[[F], F]:
+    """Apply several marks to one test."""
+
+    def apply(test: F) -> F:
+        for mark in marks:
+            test = mark(test)
+        return test
+
+    return apply
 
 
 @dataclass(frozen=True)

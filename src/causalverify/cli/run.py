@@ -117,6 +117,19 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     help="Response cache file [default: the user-wide cache].",
 )
 @click.option(
+    "--prices",
+    "prices_path",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Token price overrides (TOML or JSON, USD per million tokens).",
+)
+@click.option(
+    "--max-rpm",
+    default=None,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Client-side limit on model requests per minute.",
+)
+@click.option(
     "--unsafe-no-sandbox",
     "unsafe",
     is_flag=True,
@@ -141,12 +154,15 @@ def run(
     max_tokens: int,
     reasoning_effort: str | None,
     cache_path: Path | None,
+    prices_path: Path | None,
+    max_rpm: float | None,
     unsafe: bool,
     quiet: bool,
 ) -> None:
     """Run models through a suite; rerunning the same command resumes where it stopped."""
     from rich.console import Console
 
+    from causalverify.models import load_prices
     from causalverify.runner import REFERENCE_PANEL, RunConfig, default_workers, run_benchmark
     from causalverify.runner.suite import ensure_suite
 
@@ -173,6 +189,8 @@ def run(
             reasoning_effort=reasoning_effort,
             base_url=base_url,
             cache_path=cache_path,
+            prices=load_prices(prices_path) if prices_path is not None else None,
+            max_requests_per_minute=max_rpm,
             unsafe=unsafe,
             command_line=tuple(["causalverify", *sys.argv[1:]]),
         )

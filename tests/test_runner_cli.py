@@ -1,0 +1,73 @@
+"""The ``causalverify run`` command: options, errors, summary and progress output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from causalverify.cli import main
+from causalverify.errors import SuiteError
+from causalverify.runner.suite import ensure_suite
+from causalverify.store import RunStore
+from run_e2e_helpers import needs_r_and_sandbox, shared_root, smoke_suite, with_marks
+
+
+def test_a_folder_without_a_suite_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["run", "--suite", str(tmp_path), "--out", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 1
+    assert "is not a built suite" in result.output and "causalverify build" in result.output
+    with pytest.raises(SuiteError):
+        ensure_suite(tmp_path / "missing", tmp_path)
+
+
+def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["run", "--languages", "fortran", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "expected a comma list of r, python" in result.output
+    result = CliRunner().invoke(main, ["run", "--samples", "0", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+
+
+def test_existing_suite_is_reused(tmp_path: Path) -> None:
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "suite.json").write_text("{}\n")
+    assert ensure_suite("default", tmp_path) == tmp_path / "suite"  # not rebuilt
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+@with_marks(needs_r_and_sandbox)
+def test_run_summary_and_incompatible_rerun(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, quiet: bool
+) -> None:
+    suite = smoke_suite(shared_root(tmp_path_factory))
+    base = [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(tmp_path / "run"),
+        "--languages",
+        "r",
+        "--models",
+        "reference/prose",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--workers",
+        "1",
+    ]
+    result = CliRunner().invoke(main, base + (["--quiet"] if quiet else []))
+    assert result.exit_code == 0, result.output
+    assert "reference/prose" in result.output and "no_code 4" in result.output
+    assert "4 cells: 4 computed now, 0 already stored" in result.output
+    with RunStore.open(tmp_path / "run") as store:
+        assert store.count_cells() == 4
+        assert store.meta()["tolerance"] == 0.5
+    again = CliRunner().invoke(main, [*base, "--quiet", "--tolerance", "0.25"])
+    assert again.exit_code == 1
+    assert "different run configuration" in again.output and "tolerance" in again.output
+    other = ["run", "--suite", str(suite), "--out", str(tmp_path / "x"), "--models", "nope/x"]
+    unknown = CliRunner().invoke(main, other)
+    assert unknown.exit_code == 1 and "unknown model 'nope/x'" in unknown.output

@@ -19,6 +19,9 @@ def _reference_module() -> ModuleType:
 class ReferenceProvider:
     """Answers with :func:`causalverify.reference.write_response` for the cell's scenario.
 
+    A calibration call (``context.protocol`` ``"calibration/<protocol>"``) is answered with
+    :func:`causalverify.reference.write_confidence` instead.
+
     The answer depends only on (agent, scenario, language, protocol): the messages and options
     are not used. Tokens and cost are zero.
     """
@@ -53,8 +56,15 @@ class ReferenceProvider:
                 f"{self.spec} needs the cell context (scenario, language, protocol)"
             )
         start = time.monotonic()
-        content = _reference_module().write_response(
-            self.agent, context.scenario, language=context.language, protocol=context.protocol
+        module = _reference_module()
+        kind, _, calibration_protocol = context.protocol.partition("/")
+        # "calibration/<protocol>": the retrospective confidence prompt of the calibration arm
+        write = module.write_confidence if kind == "calibration" else module.write_response
+        content = write(
+            self.agent,
+            context.scenario,
+            language=context.language,
+            protocol=calibration_protocol if kind == "calibration" else context.protocol,
         )
         return ModelResponse(
             content=content,

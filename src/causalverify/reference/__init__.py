@@ -1,5 +1,6 @@
 """The offline reference panel: deterministic agents that write real R and Python code."""
 
 from causalverify.reference._agents import AGENTS, agent_variant, fragile_fault, write_response
+from causalverify.reference._confidence import write_confidence
 
-__all__ = ["AGENTS", "agent_variant", "fragile_fault", "write_response"]
+__all__ = ["AGENTS", "agent_variant", "fragile_fault", "write_confidence", "write_response"]

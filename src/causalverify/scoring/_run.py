@@ -54,8 +54,8 @@ def score_run(
 
 
 def write_scores_csv(frame: pd.DataFrame, path: Path) -> None:
-    """Write the per-cell table deterministically (``%.10g`` floats, ``\\n`` line ends)."""
-    text = frame.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+    """Write the per-cell table deterministically (floats at ``repr`` precision, ``\\n`` ends)."""
+    text = frame.to_csv(index=False, lineterminator="\n")
     path.write_text(text, encoding="utf-8")
 
 

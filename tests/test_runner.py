@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections import Counter
@@ -27,6 +28,7 @@ from causalverify.sandbox.base import ExecResult, Limits
 from causalverify.scenarios.model import Canonical, Scenario
 from causalverify.store import (
     CellRecord,
+    ExtractionRecord,
     Message,
     ModelResponse,
     RunStore,
@@ -374,3 +376,33 @@ def test_config_validation(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="judge"):
         RunConfig(suite_dir=tmp_path, out_dir=tmp_path, extractor="both")
     assert RunConfig(suite_dir=tmp_path, out_dir=tmp_path, protocol="paper").code_policy == "paper"
+
+
+def test_judge_extraction_is_recorded_and_passed_to_scoring(tmp_path: Path) -> None:
+    world = Harness(tmp_path, n=1)
+    seen: list[tuple[str, str, str]] = []
+
+    def judge(provider: Any, *, code: str, stdout: str, family: Any) -> ExtractionRecord:
+        seen.append((provider.spec, stdout, family))
+        return ExtractionRecord(method="judge", value=2.1, rule="judge", rationale="the effect")
+
+    scored: list[str] = []
+
+    def spy(record: CellRecord, **kw: Any) -> CellRecord:
+        scored.append(kw["extractor"])
+        return rescore(record, **kw)
+
+    stages = dataclasses.replace(world.stages(), judge_extract=judge, rescore=spy)
+    config = world.config(
+        models=["fake/good", "fake/prose"],
+        languages=("r",),
+        extractor="both",
+        judge_model="fake/judge",
+    )
+    run_benchmark(config, stages=stages, suite=world.suite)
+    assert seen == [("fake/judge", "2.1\n", "did")]  # only executed cells are judged
+    assert scored == ["both", "both"]
+    with RunStore.open(world.out) as store:
+        good, prose = list(store.iter_cells())
+        assert store.meta()["judge_model"] == "fake/judge"
+    assert good.judge is not None and good.judge.value == 2.1 and prose.judge is None

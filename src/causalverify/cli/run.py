@@ -99,6 +99,14 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     type=click.FloatRange(min=0, min_open=True),
     help="Relative-error tolerance of L2b+.",
 )
+@click.option(
+    "--extractor",
+    type=click.Choice(["deterministic", "judge", "both"]),
+    default="deterministic",
+    show_default=True,
+    help="Which extraction is scored; judge and both need --judge-model.",
+)
+@click.option("--judge-model", default=None, help="Provider spec of the extraction judge.")
 @click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server.")
 @click.option("--temperature", default=None, type=float, help="Sampling temperature.")
 @click.option(
@@ -149,6 +157,8 @@ def run(
     protocol: Any,
     profile: Any,
     tolerance: float,
+    extractor: Any,
+    judge_model: str | None,
     base_url: str | None,
     temperature: float | None,
     max_tokens: int,
@@ -184,6 +194,8 @@ def run(
             protocol=protocol,
             profile=profile,
             tolerance=tolerance,
+            extractor=extractor,
+            judge_model=judge_model,
             temperature=temperature,
             max_tokens=max_tokens,
             reasoning_effort=reasoning_effort,

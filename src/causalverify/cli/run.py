@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -208,14 +207,18 @@ def run(
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    with _progress(err, quiet) as callback:
-        summary = run_benchmark(config, progress=callback)
+    try:
+        with _progress(err, quiet) as callback:
+            summary = run_benchmark(config, progress=callback)
+    except KeyboardInterrupt:
+        err.print("interrupted: finished cells are stored; rerun the same command to resume")
+        sys.exit(130)
     _print_summary(summary, Console())
 
 
 @contextmanager
 def _progress(console: Any, quiet: bool) -> Iterator[Any]:
-    """A rich progress bar with per-status counts and an ETA, as a progress callback."""
+    """A rich progress bar with an ETA and, below it, the count of every status so far."""
     if quiet:
         yield None
         return
@@ -227,28 +230,34 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
+    from rich.text import Text
 
     from causalverify.runner import ProgressEvent
 
-    bar = Progress(
+    class StatusProgress(Progress):
+        counts = ""
+
+        def get_renderables(self) -> Iterator[Any]:
+            yield self.make_tasks_table(self.tasks)
+            yield Text(self.counts, style="dim", overflow="fold")
+
+    bar = StatusProgress(
         TextColumn("[bold]cells"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
-        TextColumn("{task.fields[counts]}"),
         console=console,
-        transient=False,
     )
-    task = bar.add_task("cells", total=None, counts="")
+    task = bar.add_task("cells", total=None)
 
     def callback(event: ProgressEvent) -> None:
-        counts = " ".join(f"{k}={v}" for k, v in sorted(event.counts.items()))
+        bar.counts = "  ".join(f"{k} {v}" for k, v in sorted(event.counts.items()))
         if event.kind == "start":
-            bar.reset(task, total=event.total, completed=event.done, counts=counts)
+            bar.reset(task, total=event.total, completed=event.done)
         else:
-            bar.update(task, completed=event.done, counts=counts)
+            bar.update(task, completed=event.done)
 
     with bar:
         yield callback
@@ -258,8 +267,10 @@ def _print_summary(summary: Any, console: Any) -> None:
     from rich.table import Table
 
     table = Table(title=f"Run {summary.run_dir}")
-    for column in ("model", "cells", "L1", "L2a", "L2b", "L2b+", "statuses"):
-        table.add_column(column, justify="left" if column in ("model", "statuses") else "right")
+    table.add_column("model", no_wrap=True)
+    for column in ("cells", "L1", "L2a", "L2b", "L2b+"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("statuses")
     for model in summary.models:
         statuses = ", ".join(f"{k} {v}" for k, v in model.counts.items())
         table.add_row(
@@ -274,7 +285,10 @@ def _print_summary(summary: Any, console: Any) -> None:
         f"stored; {summary.requests} model requests, ${summary.cost_usd:.4f}, "
         f"{summary.wall_seconds:.1f} s"
     )
-    console.print("command: " + shlex.join(["causalverify", *sys.argv[1:]]), style="dim")
+    retry = summary.counts.get("api_error", 0)
+    if retry:
+        console.print(f"{retry} cells failed at the API; rerun the same command to retry them")
+    console.print(f"store: {summary.run_dir / 'run.sqlite'}", style="dim")
 
 
 def _pct(value: float) -> str:

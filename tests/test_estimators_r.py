@@ -91,3 +91,24 @@ def test_live_r_matches_python_on_generated_data(tmp_path: Path) -> None:
     assert len(rows) == len(cases)
     for family, path, estimate, se, n in rows:
         _assert_close(family, Path(path), estimate, se, n)
+
+
+@pytest.mark.r
+def test_live_r_matches_python_on_suite_csvs(tmp_path: Path) -> None:
+    """The CSVs the suite builder writes (one scenario per family), as a model would read them."""
+    from causalverify.scenarios import build_suite, load_suite
+
+    build_suite(tmp_path / "suite", suite="smoke")
+    suite = load_suite(tmp_path / "suite")
+    cases = [(s.family, suite.data_path(s)) for s in suite.scenarios]
+    assert {family for family, _ in cases} == set(FAMILIES)
+    rows = _run_r(cases)
+    assert len(rows) == len(cases)
+    for family, path, estimate, se, n in rows:
+        _assert_close(family, Path(path), estimate, se, n)
+    for scenario in suite.scenarios:
+        # The suite records the canonical computed on the CSV as written.
+        assert (
+            scenario.canonical.estimate
+            == canonical(suite.read_data(scenario), scenario.family).estimate
+        )

@@ -1,0 +1,414 @@
+"""Elicit confidences for the stored answers of a run: cached, resumable and concurrent.
+
+Every stored cell with a non-empty Experiment B answer is shown to the model that wrote it (the
+same provider spec) with :func:`~causalverify.calibration.prompts.calibration_messages`. Calls run
+on a bounded thread pool; the calling thread is the only writer of the store and writes each row
+in its own transaction as soon as it is answered, so an interrupted elicitation continues where it
+stopped. Rows with status ``api_error`` are asked again on the next run; all others are final.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from causalverify.calibration.parse import parse_confidences
+from causalverify.calibration.prompts import (
+    calibration_messages,
+    context_protocol,
+    messages_sha256,
+)
+from causalverify.errors import SetupError, SuiteError
+from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationProtocol, CalibrationRecord
+from causalverify.store.records import CellKey, CellRecord, Message, ModelResponse
+from causalverify.store.sqlite import RunStore
+
+if TYPE_CHECKING:
+    from causalverify.models.base import ModelOptions, Provider
+    from causalverify.scenarios.model import Scenario
+
+#: calibration statuses a rerun asks again
+RETRY_STATUSES: frozenset[str] = frozenset({"api_error"})
+
+ProgressKind = Literal["start", "row", "done"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CalibrationConfig:
+    """What to elicit.
+
+    Parameters
+    ----------
+    run_dir
+        A run folder with a run store.
+    models
+        Provider specs to ask (each is shown its own answers); ``None``: every model of the run
+        except ``replay/…`` ones, which hold answers only to Experiment B prompts.
+    protocol
+        The calibration prompt, ``"default"`` or ``"paper"``.
+    workers
+        Model calls in flight at the same time.
+    base_url
+        Server URL for API providers; ``None`` uses the run's.
+    cache_path
+        The response cache; ``None`` uses the user-wide default cache.
+    max_requests_per_minute
+        Client-side rate limit for API providers.
+    suite_dir
+        The run's suite folder, when it has moved since the run (default: the recorded path).
+    command_line
+        Recorded in the run metadata.
+    """
+
+    run_dir: Path
+    models: tuple[str, ...] | None = None
+    protocol: CalibrationProtocol = "default"
+    workers: int = 4
+    base_url: str | None = None
+    cache_path: Path | None = None
+    max_requests_per_minute: float | None = None
+    suite_dir: Path | None = None
+    command_line: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.protocol not in ("default", "paper"):
+            raise ValueError(f"protocol must be 'default' or 'paper', got {self.protocol!r}")
+
+
+@dataclass(frozen=True)
+class CalibrationProgress:
+    """A progress report: at the start, after every stored row and at the end."""
+
+    kind: ProgressKind
+    total: int
+    done: int
+    skipped: int
+    counts: dict[str, int]
+    record: CalibrationRecord | None = None
+
+
+@dataclass(frozen=True)
+class CalibrationSummary:
+    """What an elicitation did."""
+
+    run_dir: Path
+    protocol: str
+    models: tuple[str, ...]
+    total: int
+    skipped: int
+    computed: int
+    not_eligible: int
+    requests: int
+    cost_usd: float
+    counts: dict[str, int] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Task:
+    cell: CellRecord
+    scenario: Scenario
+    messages: list[Message]
+
+
+def record_from_response(
+    key: CellKey,
+    protocol: CalibrationProtocol,
+    messages: Sequence[Message],
+    response: ModelResponse,
+) -> CalibrationRecord:
+    """Turn a provider response into a calibration record (a failure is a status, not an error)."""
+    base: dict[str, Any] = {
+        "key": key,
+        "protocol": protocol,
+        "prompt": list(messages),
+        "prompt_sha256": messages_sha256(messages),
+        "response": response,
+    }
+    if response.content is None and response.error is not None:
+        reason = f"api error: {response.error}"
+        return CalibrationRecord(
+            **base,
+            confidences=dict.fromkeys(CONFIDENCE_TYPES),
+            missing=dict.fromkeys(CONFIDENCE_TYPES, reason),
+            status="api_error",
+        )
+    if not (response.content or "").strip():
+        return CalibrationRecord(
+            **base,
+            confidences=dict.fromkeys(CONFIDENCE_TYPES),
+            missing=dict.fromkeys(CONFIDENCE_TYPES, "no response: empty answer"),
+            status="no_response",
+        )
+    parsed = parse_confidences(response.content)
+    return CalibrationRecord(
+        **base,
+        confidences=parsed.confidences,
+        missing=parsed.missing,
+        scale=parsed.scale,
+        status=parsed.status,
+    )
+
+
+def elicit(
+    task: _Task, provider: Provider, options: ModelOptions, protocol: CalibrationProtocol
+) -> CalibrationRecord:
+    """Ask ``provider`` for its confidences in one stored answer."""
+    from causalverify.models.base import CellContext
+
+    key = task.cell.key
+    context = CellContext(
+        scenario=task.scenario,
+        language=key.language,
+        protocol=context_protocol(protocol),
+        sample=key.sample,
+    )
+    response = provider.complete(task.messages, options=options, context=context)
+    return record_from_response(key, protocol, task.messages, response)
+
+
+def select_models(run_models: Sequence[str], wanted: Sequence[str] | None) -> tuple[str, ...]:
+    """The models to ask: ``wanted`` (each must be in the run) or the run's non-replay models.
+
+    Raises
+    ------
+    SetupError
+        If a wanted model is not in the run, or is a ``replay/…`` model.
+    """
+    if wanted is None:
+        return tuple(m for m in run_models if not m.startswith("replay/"))
+    unknown = [m for m in wanted if m not in run_models]
+    if unknown:
+        raise SetupError(
+            f"{', '.join(unknown)} did not answer in this run (its models: "
+            f"{', '.join(run_models)}); each model is asked about its own answers"
+        )
+    replay = [m for m in wanted if m.startswith("replay/")]
+    if replay:
+        raise SetupError(
+            f"{', '.join(replay)} replays stored Experiment B answers and cannot state "
+            "confidences; leave it out of --models"
+        )
+    return tuple(wanted)
+
+
+def _load_suite(meta: dict[str, Any], override: Path | None) -> Any:
+    from causalverify.runner.meta import suite_fingerprint
+    from causalverify.scenarios import load_suite
+
+    folder = override if override is not None else Path(str(meta.get("suite_path", "")))
+    if not (folder / "suite.json").is_file():
+        raise SuiteError(f"the run's suite is not at {folder}; pass its folder with --suite")
+    suite = load_suite(folder)
+    if meta.get("suite_fingerprint") not in (None, suite_fingerprint(suite.scenarios)):
+        raise SuiteError(
+            f"the suite at {folder} is not the one this run used (fingerprint differs)"
+        )
+    return suite
+
+
+def _options(meta: dict[str, Any]) -> ModelOptions:
+    from causalverify.models.base import ModelOptions
+
+    stored = meta.get("model_options") or {}
+    return ModelOptions(
+        temperature=stored.get("temperature"),
+        max_tokens=int(stored.get("max_tokens") or 8192),
+        reasoning_effort=stored.get("reasoning_effort"),
+    )
+
+
+def _default_factory(config: CalibrationConfig, meta: dict[str, Any]) -> Callable[[str], Provider]:
+    from causalverify.models import ResponseCache, get_provider
+
+    cache = ResponseCache(config.cache_path)
+    base_url = config.base_url if config.base_url is not None else meta.get("base_url")
+
+    def make(spec: str) -> Provider:
+        return get_provider(
+            spec,
+            base_url=base_url,
+            cache=cache,
+            max_requests_per_minute=config.max_requests_per_minute,
+        )
+
+    return make
+
+
+def _tasks(
+    cells: Sequence[CellRecord], suite: Any, protocol: CalibrationProtocol, tolerance: float
+) -> Iterator[_Task]:
+    by_id = {s.id: s for s in suite.scenarios}
+    for cell in cells:
+        scenario = by_id.get(cell.key.scenario_id)
+        if scenario is None:
+            raise SuiteError(f"scenario {cell.key.scenario_id} of the run is not in the suite")
+        messages = calibration_messages(
+            title=scenario.title,
+            research_question=scenario.research_question,
+            data_description=scenario.data_description,
+            data_file=scenario.data_file,
+            answer=(cell.response.content or "") if cell.response is not None else "",
+            protocol=protocol,
+            tolerance=tolerance,
+        )
+        yield _Task(cell, scenario, messages)
+
+
+def calibrate_run(
+    config: CalibrationConfig,
+    *,
+    make_provider: Callable[[str], Provider] | None = None,
+    progress: Callable[[CalibrationProgress], None] | None = None,
+) -> CalibrationSummary:
+    """Elicit (or resume eliciting) confidences for a stored run.
+
+    Parameters
+    ----------
+    config
+        What to elicit.
+    make_provider
+        Creates a provider from a spec (default: :func:`causalverify.models.get_provider` with
+        the response cache, and the run's base URL unless the config names one).
+    progress
+        Called with a :class:`CalibrationProgress` at the start, after every row and at the end.
+
+    Raises
+    ------
+    StoreError
+        If ``config.run_dir`` holds no run store.
+    SetupError
+        If a model cannot be asked (not in the run, a replay model, a missing API key).
+    SuiteError
+        If the run's suite cannot be found.
+    """
+    started = time.perf_counter()
+    with RunStore.open(config.run_dir) as store:
+        meta = store.meta()
+        models = select_models(list(meta.get("models", [])), config.models)
+        cells = [c for c in store.iter_cells() if c.key.model in models]
+        eligible = [
+            c for c in cells if c.response is not None and (c.response.content or "").strip()
+        ]
+        stored = store.calibration_statuses(config.protocol)
+        todo = [c for c in eligible if stored.get(c.key.as_tuple(), "api_error") in RETRY_STATUSES]
+        pending = {c.key.as_tuple() for c in todo}
+        skipped = Counter(
+            stored[c.key.as_tuple()] for c in eligible if c.key.as_tuple() not in pending
+        )
+        store.set_meta({"calibration": _meta_entry(meta, config, models)})
+        run = _Dispatch(store, progress, total=len(eligible), skipped=skipped)
+        run.emit("start")
+        if todo:
+            suite = _load_suite(meta, config.suite_dir)
+            factory = make_provider or _default_factory(config, meta)
+            tasks = _tasks(todo, suite, config.protocol, float(meta.get("tolerance", 0.5)))
+            run.go(tasks, factory, _options(meta), config)
+        run.emit("done")
+    return CalibrationSummary(
+        run_dir=config.run_dir,
+        protocol=config.protocol,
+        models=models,
+        total=len(eligible),
+        skipped=sum(skipped.values()),
+        computed=run.computed,
+        not_eligible=len(cells) - len(eligible),
+        requests=run.requests,
+        cost_usd=run.cost_usd,
+        counts=dict(sorted(run.counts.items())),
+        wall_seconds=time.perf_counter() - started,
+    )
+
+
+def _meta_entry(
+    meta: dict[str, Any], config: CalibrationConfig, models: Sequence[str]
+) -> dict[str, Any]:
+    entry = dict(meta.get("calibration") or {})
+    previous = entry.get(config.protocol, {}).get("models", [])
+    entry[config.protocol] = {
+        "models": sorted(set(previous) | set(models)),
+        "command_line": list(config.command_line),
+    }
+    return entry
+
+
+class _Dispatch:
+    """Keeps a bounded number of calls in flight and stores each row as it arrives."""
+
+    def __init__(
+        self,
+        store: RunStore,
+        progress: Callable[[CalibrationProgress], None] | None,
+        *,
+        total: int,
+        skipped: Counter[str],
+    ) -> None:
+        self.store, self.progress, self.total = store, progress, total
+        self.skipped = sum(skipped.values())
+        self.counts: Counter[str] = Counter(skipped)
+        self.computed = self.requests = 0
+        self.cost_usd = 0.0
+
+    def go(
+        self,
+        tasks: Iterator[_Task],
+        factory: Callable[[str], Provider],
+        options: ModelOptions,
+        config: CalibrationConfig,
+    ) -> None:
+        providers: dict[str, Provider] = {}
+        pool = ThreadPoolExecutor(config.workers, "cv-calibrate")
+        in_flight: set[Future[CalibrationRecord]] = set()
+        try:
+            for task in tasks:
+                model = task.cell.key.model
+                if model not in providers:
+                    providers[model] = factory(model)
+                in_flight.add(pool.submit(elicit, task, providers[model], options, config.protocol))
+                if len(in_flight) >= 2 * config.workers:
+                    in_flight = self._drain(in_flight, FIRST_COMPLETED)
+            self._drain(in_flight, "ALL_COMPLETED")
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            for provider in providers.values():
+                closer = getattr(provider, "close", None)
+                if callable(closer):
+                    closer()
+
+    def _drain(
+        self, in_flight: set[Future[CalibrationRecord]], when: str
+    ) -> set[Future[CalibrationRecord]]:
+        finished, pending = wait(in_flight, return_when=when)
+        for future in finished:
+            self._finish(future.result())  # a setup error stops; stored rows are kept
+        return set(pending)
+
+    def _finish(self, record: CalibrationRecord) -> None:
+        self.store.put_calibration(record)
+        self.computed += 1
+        self.counts[record.status] += 1
+        response = record.response
+        if response is not None and not response.cached and response.error is None:
+            self.requests += int(not record.key.model.startswith("reference/"))
+            self.cost_usd += response.cost_usd
+        self.emit("row", record)
+
+    def emit(self, kind: ProgressKind, record: CalibrationRecord | None = None) -> None:
+        if self.progress is not None:
+            self.progress(
+                CalibrationProgress(
+                    kind=kind,
+                    total=self.total,
+                    done=self.skipped + self.computed,
+                    skipped=self.skipped,
+                    counts=dict(self.counts),
+                    record=record,
+                )
+            )

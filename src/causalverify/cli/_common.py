@@ -15,7 +15,7 @@ R = TypeVar("R")
 
 
 def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Report a :class:`CausalVerifyError` as a one-line message and exit status 2."""
+    """Report a :class:`CausalVerifyError` as a one-line message (exit status 1)."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -1,0 +1,60 @@
+"""``causalverify verify RELEASE_DIR [--reexecute]``: check a frozen release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from causalverify.cli._common import friendly_errors
+from causalverify.release import VerifyReport
+
+
+@click.command("verify")
+@click.argument("release_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--reexecute",
+    is_flag=True,
+    help="Also run every executed cell again in the sandbox and compare L2b and the values.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Cells re-executed at the same time.",
+)
+@click.option(
+    "--digest",
+    default=None,
+    help="The published sha256 of SHA256SUMS; verification fails if it differs.",
+)
+@friendly_errors
+def verify(release_dir: Path, reexecute: bool, workers: int, digest: str | None) -> None:
+    """Check every hash of RELEASE_DIR and rescore it; exit 1 if anything differs."""
+    from causalverify.release import verify_release
+
+    report = verify_release(
+        release_dir, reexecute=reexecute, workers=workers, expected_digest=digest
+    )
+    _print(report)
+    if not report.ok:
+        raise SystemExit(1)
+
+
+def _print(report: VerifyReport) -> None:
+    click.echo(f"release {report.release}")
+    click.echo(f"digest (sha256 of SHA256SUMS): {report.digest}")
+    state = "ok" if not report.hash_problems else f"{len(report.hash_problems)} problem(s)"
+    click.echo(f"hashes: {report.n_files} files checked: {state}")
+    state = "identical" if not report.rescore_problems else "DIFFERENT"
+    click.echo(f"rescoring: {report.n_cells} cells rescored; scores and summary.json {state}")
+    if report.reexecution is not None:
+        re = report.reexecution
+        click.echo(
+            f"re-execution: {re.n_cells} cells; L2b agrees {re.l2b_agree}/{re.n_cells}; "
+            f"extracted value agrees {re.value_agree}/{re.n_cells}"
+        )
+    for problem in report.problems:
+        click.echo(f"  FAIL {problem}")
+    click.echo("verified" if report.ok else "verification FAILED")

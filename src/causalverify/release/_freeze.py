@@ -1,0 +1,296 @@
+"""``freeze_run``: write a self-checking release folder from a run folder."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from causalverify.errors import StoreError, SuiteError
+from causalverify.release._croissant import build_croissant
+from causalverify.release._datasheet import render_datasheet
+from causalverify.release._environment import build_environment
+from causalverify.release._hashes import write_sums
+from causalverify.release._layout import (
+    CROISSANT_FILE,
+    DATASHEET_FILE,
+    ENVIRONMENT_FILE,
+    RELEASE_FILE,
+    RELEASE_SCHEMA,
+    REPORT_DIR,
+    SCENARIOS_FILE,
+    SCORES_FILE,
+    SUITE_DIR,
+    SUMS_FILE,
+    dumps_json,
+    is_release,
+    release_files,
+    sha256_file,
+    write_text,
+)
+from causalverify.release._records import write_records
+from causalverify.release._tables import export_tables
+from causalverify.scenarios.model import Scenario
+from causalverify.store.records import CellRecord
+
+Unit = Literal["model", "model_language"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportSettings:
+    """How the frozen report was computed (``verify`` recomputes it the same way)."""
+
+    seed: int
+    unit: Unit
+    n_resamples: int
+    title: str
+
+
+@dataclass(frozen=True)
+class FreezeResult:
+    """A written release: its folder, size and digest (the SHA-256 of ``SHA256SUMS``)."""
+
+    path: Path
+    n_files: int
+    n_cells: int
+    digest: str
+
+
+def freeze_run(
+    run_dir: Path,
+    out_dir: Path,
+    *,
+    suite_dir: Path | None = None,
+    report: ReportSettings | None = None,
+    name: str = "causalverify-release",
+    license_id: str = "CC-BY-4.0",
+    overwrite: bool = False,
+) -> FreezeResult:
+    """Freeze the run at ``run_dir`` into the release folder ``out_dir``.
+
+    Parameters
+    ----------
+    run_dir
+        A run folder (``causalverify run``).
+    out_dir
+        The release folder to write; it must not exist or be empty, unless ``overwrite`` is set
+        and it holds an earlier release.
+    suite_dir
+        The run's suite, when it is no longer at the path recorded in the run metadata.
+    report
+        Report settings; the report defaults (seed, model unit, 1000 resamples) when None.
+    name, license_id
+        Dataset name and licence written to ``croissant.json`` and the datasheet.
+    overwrite
+        Replace an existing release at ``out_dir``.
+
+    Returns
+    -------
+    FreezeResult
+
+    Raises
+    ------
+    StoreError
+        If ``run_dir`` holds no run, or ``out_dir`` is in use.
+    SuiteError
+        If the suite cannot be found or is not the suite the run used.
+    """
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    settings = report if report is not None else _default_report()
+    _check_out(out_dir, overwrite=overwrite)
+    meta, records = _read_run(run_dir)
+    suite = _find_suite(meta, suite_dir, records)
+    staging = out_dir.with_name(out_dir.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    frozen_meta = dict(meta, suite_path=SUITE_DIR)
+    try:
+        _copy_suite(suite.root, staging / SUITE_DIR)
+        write_records(staging, records, limits=meta.get("limits"))
+        tables = export_tables(run_dir / "run.sqlite", staging)
+        frame = _write_tables(staging, records, suite.scenarios)
+        _write_report(staging, frame, frozen_meta, settings)
+        index = _index(frozen_meta, records, settings, tables, name, license_id)
+        write_text(staging / RELEASE_FILE, dumps_json(index))
+        write_text(staging / ENVIRONMENT_FILE, dumps_json(build_environment(meta)))
+        sheet = render_datasheet(
+            name=name,
+            license_id=license_id,
+            meta=meta,
+            scenarios=suite.scenarios,
+            cells=frame,
+            tables=tables,
+        )
+        write_text(staging / DATASHEET_FILE, sheet)
+        _write_croissant(staging, name, license_id, frame)
+        digest = write_sums(staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if out_dir.exists():
+        shutil.rmtree(out_dir) if any(out_dir.iterdir()) else out_dir.rmdir()
+    staging.rename(out_dir)
+    n_files = len(release_files(out_dir))
+    return FreezeResult(out_dir, n_files, len(records), digest)
+
+
+def _default_report() -> ReportSettings:
+    from causalverify.analysis import DEFAULT_SEED
+    from causalverify.analysis._summary import N_RESAMPLES
+    from causalverify.report import DEFAULT_TITLE
+
+    return ReportSettings(
+        seed=DEFAULT_SEED, unit="model", n_resamples=N_RESAMPLES, title=DEFAULT_TITLE
+    )
+
+
+def _check_out(out_dir: Path, *, overwrite: bool) -> None:
+    if not out_dir.exists() or (out_dir.is_dir() and not any(out_dir.iterdir())):
+        return
+    if overwrite and is_release(out_dir):
+        return
+    hint = " (add --overwrite to replace it)" if is_release(out_dir) else ""
+    raise StoreError(f"{out_dir} exists and is not empty; choose a new release folder{hint}")
+
+
+def _read_run(run_dir: Path) -> tuple[dict[str, Any], list[CellRecord]]:
+    from causalverify.store import RunStore
+
+    if is_release(run_dir):
+        raise StoreError(f"{run_dir} is already a release; freeze a run folder")
+    with RunStore.open(run_dir) as store:
+        meta, records = store.meta(), list(store.iter_cells())
+    if not records:
+        raise StoreError(f"the run at {run_dir} holds no cells; nothing to freeze")
+    return meta, records
+
+
+def _find_suite(meta: dict[str, Any], suite_dir: Path | None, records: Sequence[CellRecord]) -> Any:
+    from causalverify.runner.meta import suite_fingerprint
+    from causalverify.scenarios import load_suite
+
+    where = suite_dir if suite_dir is not None else meta.get("suite_path")
+    if where is None or not Path(where).is_dir():
+        raise SuiteError(
+            f"the run's suite is not at {where}; pass the suite folder with --suite DIR"
+        )
+    suite = load_suite(Path(where))
+    expected = meta.get("suite_fingerprint")
+    if expected is not None and suite_fingerprint(suite.scenarios) != expected:
+        raise SuiteError(
+            f"the suite at {where} is not the suite this run used (fingerprint differs)"
+        )
+    ids = {s.id for s in suite.scenarios}
+    unknown = sorted({r.key.scenario_id for r in records} - ids)
+    if unknown:
+        raise SuiteError(
+            f"the suite at {where} lacks scenarios of the run: {', '.join(unknown[:5])}"
+        )
+    return suite
+
+
+def _copy_suite(source: Path, target: Path) -> None:
+    """Copy the files the suite's own ``SHA256SUMS`` lists, and that manifest."""
+    listed = [line.split("  ", 1)[1] for line in (source / SUMS_FILE).read_text().splitlines()]
+    for rel in [*listed, SUMS_FILE]:
+        destination = target / rel
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / rel, destination)
+
+
+def _write_tables(
+    root: Path, records: Sequence[CellRecord], scenarios: Sequence[Scenario]
+) -> pd.DataFrame:
+    from causalverify.scoring._run import write_scores_csv
+    from causalverify.store import cells_frame
+
+    frame = cells_frame(records)
+    write_scores_csv(frame, root / SCORES_FILE)
+    rows = [
+        {
+            "scenario_id": s.id,
+            "family": s.family,
+            "difficulty": s.difficulty,
+            "group": s.group,
+            "beta": s.beta,
+            "canonical_estimate": s.canonical.estimate,
+            "canonical_se": s.canonical.se,
+            "data_file": s.data_file,
+            "csv_sha256": s.csv_sha256,
+        }
+        for s in scenarios
+    ]
+    write_scores_csv(pd.DataFrame(rows), root / SCENARIOS_FILE)
+    return frame
+
+
+def _write_report(
+    root: Path, frame: pd.DataFrame, meta: dict[str, Any], settings: ReportSettings
+) -> None:
+    from causalverify.report import write_report
+
+    write_report(
+        frame,
+        root / REPORT_DIR,
+        seed=settings.seed,
+        title=settings.title,
+        unit=settings.unit,
+        n_resamples=settings.n_resamples,
+        meta=meta,
+    )
+
+
+def _index(
+    meta: dict[str, Any],
+    records: Sequence[CellRecord],
+    settings: ReportSettings,
+    tables: dict[str, dict[str, Any]],
+    name: str,
+    license_id: str,
+) -> dict[str, Any]:
+    from causalverify import __version__
+
+    return {
+        "schema": RELEASE_SCHEMA,
+        "name": name,
+        "license": license_id,
+        "causalverify_version": __version__,
+        "run": meta,
+        "report": {
+            "seed": settings.seed,
+            "unit": settings.unit,
+            "n_resamples": settings.n_resamples,
+            "title": settings.title,
+        },
+        "counts": {
+            "cells": len(records),
+            "scenarios": len({r.key.scenario_id for r in records}),
+            "executed": sum(r.execution is not None for r in records),
+            "statuses": dict(sorted(Counter(r.status for r in records).items())),
+        },
+        "tables": tables,
+    }
+
+
+def _write_croissant(root: Path, name: str, license_id: str, frame: pd.DataFrame) -> None:
+    from causalverify import __version__
+
+    files = [(rel, sha256_file(root / rel)) for rel in release_files(root)]
+    description = (
+        f"A frozen CausalVerify run: {len(frame)} cells "
+        f"({frame['model'].nunique()} models, {frame['scenario_id'].nunique()} scenarios) with "
+        "the suite, prompts, raw responses, executions, extractions, scores and report."
+    )
+    document = build_croissant(
+        name=name,
+        description=description,
+        license_id=license_id,
+        version=__version__,
+        files=files,
+    )
+    write_text(root / CROISSANT_FILE, dumps_json(document))

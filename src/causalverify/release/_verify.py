@@ -1,0 +1,218 @@
+"""``verify_release``: hashes, rescoring from the stored executions, and optional re-execution."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from causalverify.errors import CausalVerifyError
+from causalverify.release._hashes import check_sums, digest_of
+from causalverify.release._layout import (
+    PROMPTS_FILE,
+    REPORT_DIR,
+    REPORT_TEXT_FILES,
+    SCORES_FILE,
+    dumps_line,
+)
+from causalverify.release._records import read_prompts, read_records
+from causalverify.release._reexecute import ReexecutionReport, reexecute_cells
+from causalverify.release._source import read_release_index
+from causalverify.store.records import CellRecord
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What ``verify`` found.
+
+    Attributes
+    ----------
+    release
+        The release folder.
+    digest
+        SHA-256 of ``SHA256SUMS`` (None when it is missing); publish it to pin the release.
+    n_files
+        Files listed in ``SHA256SUMS``.
+    hash_problems
+        Changed, missing or extra files, each named.
+    rescore_problems
+        Cells or files whose rescoring differs from what is stored, each named.
+    n_cells
+        Cells rescored.
+    reexecution
+        The re-execution report when asked for.
+    """
+
+    release: Path
+    digest: str | None
+    n_files: int
+    hash_problems: tuple[str, ...]
+    rescore_problems: tuple[str, ...]
+    n_cells: int
+    reexecution: ReexecutionReport | None = None
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Every problem found, hashes first."""
+        extra = self.reexecution.problems if self.reexecution is not None else ()
+        return self.hash_problems + self.rescore_problems + extra
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+
+def verify_release(
+    release: Path,
+    *,
+    reexecute: bool = False,
+    workers: int = 1,
+    expected_digest: str | None = None,
+) -> VerifyReport:
+    """Check a release folder.
+
+    1. Every file against ``SHA256SUMS`` (a changed, missing or extra file is named), and the
+       digest of ``SHA256SUMS`` against ``expected_digest`` when given.
+    2. Every rendered prompt against its ``prompt_sha256``.
+    3. Every cell rescored from its stored code and stdout with the run's scoring settings: the
+       statuses and scores must equal the stored ones, and ``scores.csv`` and the report's
+       ``summary.json``, ``cells.csv`` and ``leaderboard.md`` recomputed from the rescored cells
+       must be byte-identical to the frozen files.
+    4. With ``reexecute``: every executed cell is run again in the sandbox
+       (:func:`~causalverify.release.reexecute_cells`).
+
+    Raises
+    ------
+    StoreError
+        If ``release`` is not a release folder (no readable ``release.json``).
+    SandboxUnavailableError
+        If ``reexecute`` is set and the sandbox cannot run.
+    """
+    release = Path(release)
+    index = read_release_index(release)
+    n_files, hash_problems = check_sums(release)
+    digest = digest_of(release)
+    if expected_digest is not None and digest != expected_digest.strip().lower():
+        hash_problems.append(f"SHA256SUMS: digest {digest} is not the expected {expected_digest}")
+    problems: list[str] = []
+    records: list[CellRecord] = []
+    try:
+        problems += _check_prompts(release)
+        records = read_records(release)
+        problems += _check_rescoring(release, index, records)
+    except CausalVerifyError as exc:
+        problems.append(str(exc))
+    reexecution = None
+    if reexecute and records:
+        reexecution = reexecute_cells(release, records, index.get("run", {}), workers=workers)
+    return VerifyReport(
+        release=release,
+        digest=digest,
+        n_files=n_files,
+        hash_problems=tuple(hash_problems),
+        rescore_problems=tuple(problems),
+        n_cells=len(records),
+        reexecution=reexecution,
+    )
+
+
+def _check_prompts(release: Path) -> list[str]:
+    from causalverify.prompts import messages_sha256
+    from causalverify.store.records import Message
+
+    problems = []
+    for sha, messages in read_prompts(release).items():
+        actual = messages_sha256([Message.model_validate(m) for m in messages])
+        if actual != sha:
+            problems.append(f"{PROMPTS_FILE}: the prompt listed as {sha} hashes to {actual}")
+    return problems
+
+
+def rescore_records(records: Sequence[CellRecord], meta: dict[str, Any]) -> list[CellRecord]:
+    """Rescore cells with the scoring settings recorded in the run metadata."""
+    from causalverify.scoring import rescore
+
+    return [
+        rescore(
+            r,
+            profile=meta.get("profile", "default"),
+            tolerance=float(meta.get("tolerance", 0.5)),
+            extractor=meta.get("extractor", "deterministic"),
+        )
+        for r in records
+    ]
+
+
+def _check_rescoring(
+    release: Path, index: dict[str, Any], records: Sequence[CellRecord]
+) -> list[str]:
+    from causalverify.scoring._run import write_scores_csv
+    from causalverify.store import cells_frame
+
+    meta = dict(index.get("run", {}))
+    rescored = rescore_records(records, meta)
+    problems = [
+        problem
+        for old, new in zip(records, rescored, strict=True)
+        if (problem := _compare_cell(old, new)) is not None
+    ]
+    frame = cells_frame(rescored)
+    with tempfile.TemporaryDirectory(prefix="cv-verify-") as tmp:
+        out = Path(tmp)
+        write_scores_csv(frame, out / SCORES_FILE)
+        _write_rescored_report(frame, out / REPORT_DIR, index, meta)
+        compared = [SCORES_FILE] + [f"{REPORT_DIR}/{name}" for name in REPORT_TEXT_FILES]
+        for rel in compared:
+            frozen = release / rel
+            if not frozen.is_file():
+                problems.append(f"{rel}: missing, cannot compare with the rescored file")
+            elif frozen.read_bytes() != (out / rel).read_bytes():
+                problems.append(f"{rel}: differs from the file recomputed from the rescored cells")
+    return problems
+
+
+def _write_rescored_report(
+    frame: Any, out: Path, index: dict[str, Any], meta: dict[str, Any]
+) -> None:
+    from causalverify.report import write_report
+
+    settings = index.get("report", {})
+    write_report(
+        frame,
+        out,
+        seed=int(settings["seed"]),
+        title=str(settings["title"]),
+        unit="model_language" if settings.get("unit") == "model_language" else "model",
+        n_resamples=int(settings["n_resamples"]),
+        meta=meta,
+    )
+
+
+def _label(record: CellRecord) -> str:
+    key = record.key
+    return f"{key.scenario_id}/{key.model}/{key.language}/{key.sample}"
+
+
+def _compare_cell(stored: CellRecord, rescored: CellRecord) -> str | None:
+    old, new = _outcome(stored), _outcome(rescored)
+    changed = [name for name in old if dumps_line(old[name]) != dumps_line(new[name])]
+    if not changed:
+        return None
+    return (
+        f"cell {_label(stored)}: rescoring changes {', '.join(changed)} "
+        f"(status stored {stored.status}, rescored {rescored.status})"
+    )
+
+
+def _outcome(record: CellRecord) -> dict[str, Any]:
+    return {
+        "status": record.status,
+        "scores": record.scores.model_dump(mode="json") if record.scores is not None else None,
+        "extraction": (
+            record.extraction.model_dump(mode="json") if record.extraction is not None else None
+        ),
+        "extraction_disagree": record.extraction_disagree,
+    }

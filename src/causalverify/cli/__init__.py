@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "exec": "causalverify.cli.exec_:exec_",
     "score": "causalverify.cli.score:score",
     "audit": "causalverify.cli.audit:audit",
+    "freeze": "causalverify.cli.freeze:freeze",
+    "verify": "causalverify.cli.verify:verify",
 }
 
 

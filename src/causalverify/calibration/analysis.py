@@ -170,7 +170,8 @@ def summarize_calibration(
     -------
     dict
         ``{"schema", "target", "bins", "high_confidence", "seed", "n_resamples",
-        "confidence_types", "protocols": {protocol: {"models": {model: {...}}}}}``.
+        "confidence_types", "protocols": {protocol: {"model_order": [...],
+        "models": {model: {...}}}}}``.
     """
     order = list(models) if models is not None else sorted(frame["model"].unique())
     protocols: dict[str, Any] = {}
@@ -178,6 +179,7 @@ def summarize_calibration(
         block = frame[frame["protocol"] == protocol]
         present = [m for m in order if m in set(block["model"])]
         protocols[str(protocol)] = {
+            "model_order": present,
             "models": {
                 m: _model_summary(
                     block[block["model"] == m],
@@ -187,7 +189,7 @@ def summarize_calibration(
                     n_resamples=n_resamples,
                 )
                 for m in present
-            }
+            },
         }
     return {
         "schema": SCHEMA,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from causalverify.report._tables import Table, all_tables, num
+from causalverify.report.calibration import CAPTION as CALIBRATION_CAPTION
 
 _CSS: Final[str] = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
@@ -77,7 +78,9 @@ def _html_table(table: Table) -> str:
 
 def _html_figure(name: str, path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    caption = html.escape(_CAPTIONS.get(name, name))
+    caption = html.escape(
+        _CAPTIONS.get(name, CALIBRATION_CAPTION if "calibration" in name else name)
+    )
     return (
         f'<figure id="fig-{name}"><img alt="{caption}" src="data:image/png;base64,{data}">'
         f"<figcaption>{caption}</figcaption></figure>"

@@ -251,4 +251,9 @@ def all_tables(s: Mapping[str, Any]) -> list[Table]:
         taxonomy,
         rel_error,
     )
-    return [build(s) for build in builders]
+    tables = [build(s) for build in builders]
+    if s.get("calibration"):  # only when the run holds calibration rows
+        from causalverify.report.calibration import calibration_tables
+
+        tables += calibration_tables(s["calibration"])
+    return tables

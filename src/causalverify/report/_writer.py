@@ -19,6 +19,7 @@ from causalverify.analysis import (
 from causalverify.analysis._summary import N_RESAMPLES
 from causalverify.report._figures import write_figures
 from causalverify.report._render import render_html, render_markdown
+from causalverify.report.calibration import calibration_summary, write_calibration_figures
 
 DEFAULT_TITLE: Final[str] = "CausalVerify report"
 #: run metadata copied into the summary (values that do not depend on the machine)
@@ -35,17 +36,18 @@ META_KEYS: Final[tuple[str, ...]] = (
 
 
 def load_run_cells(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The per-cell frame and metadata of a stored run.
+    """The per-cell frame and metadata of a stored run or of a frozen release.
 
     Raises
     ------
     StoreError
-        If ``run_dir`` holds no run store.
+        If ``run_dir`` holds neither a run store nor a release.
     """
-    from causalverify.store import RunStore, cells_frame
+    from causalverify.release import open_cells_source
+    from causalverify.store import cells_frame
 
-    with RunStore.open(run_dir) as store:
-        return cells_frame(store.iter_cells()), store.meta()
+    with open_cells_source(run_dir) as source:
+        return cells_frame(source.iter_cells()), source.meta()
 
 
 def write_report(
@@ -92,11 +94,19 @@ def write_report(
     summary = analyze_cells(cells, seed=seed, unit=unit, n_resamples=n_resamples)
     summary["title"] = title
     summary["run"] = {k: meta[k] for k in META_KEYS if meta is not None and k in meta}
+    if not isinstance(source, pd.DataFrame):  # calibration rows live in the run store
+        models = (meta or {}).get("models")
+        calibration = calibration_summary(
+            Path(source), seed=seed, n_resamples=n_resamples, models=models
+        )
+        if calibration is not None:
+            summary["calibration"] = calibration
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_text(out_dir / "summary.json", dumps_summary(summary))
     summary = _reload(out_dir / "summary.json")
     cells.to_csv(out_dir / "cells.csv", index=False, lineterminator="\n")
     figures = write_figures(summary, add_unit(cells, unit), out_dir / "figures")
+    figures.update(write_calibration_figures(summary, out_dir / "figures"))
     _write_text(out_dir / "leaderboard.md", render_markdown(summary, title))
     index = out_dir / "index.html"
     _write_text(index, render_html(summary, title, figures))

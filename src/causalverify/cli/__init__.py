@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "exec": "causalverify.cli.exec_:exec_",
     "score": "causalverify.cli.score:score",
     "audit": "causalverify.cli.audit:audit",
+    "calibrate": "causalverify.cli.calibrate:calibrate",
     "freeze": "causalverify.cli.freeze:freeze",
     "verify": "causalverify.cli.verify:verify",
 }

@@ -1,0 +1,171 @@
+"""``causalverify calibrate``: ask each model how confident it is in its stored answers."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from causalverify.cli._common import friendly_errors
+
+
+def _split(value: str | None) -> tuple[str, ...] | None:
+    parts = tuple(p.strip() for p in (value or "").split(",") if p.strip())
+    return parts or None
+
+
+@click.command("calibrate")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--models",
+    default=None,
+    help="Comma list of the run's models to ask [default: every model of the run except replay/…].",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["default", "paper"]),
+    default="default",
+    show_default=True,
+    help="Confidence prompt: 'default' states the run's real criterion, 'paper' the published "
+    "'within 20% of the true effect'.",
+)
+@click.option(
+    "--workers",
+    default=4,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Model calls in flight at once.",
+)
+@click.option("--base-url", default=None, help="Server URL for API models [default: the run's].")
+@click.option(
+    "--cache",
+    "cache_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Response cache file [default: the user-wide cache].",
+)
+@click.option(
+    "--suite",
+    "suite_dir",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The run's suite folder, if it moved since the run.",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@friendly_errors
+def calibrate(
+    run_dir: Path,
+    models: str | None,
+    protocol: Any,
+    workers: int,
+    base_url: str | None,
+    cache_path: Path | None,
+    suite_dir: Path | None,
+    quiet: bool,
+) -> None:
+    """Elicit confidences for RUN_DIR's answers; rerunning resumes and makes no repeated calls."""
+    from rich.console import Console
+
+    from causalverify.calibration import CalibrationConfig, calibrate_run
+
+    err = Console(stderr=True)
+    try:
+        config = CalibrationConfig(
+            run_dir=run_dir,
+            models=_split(models),
+            protocol=protocol,
+            workers=workers,
+            base_url=base_url,
+            cache_path=cache_path,
+            suite_dir=suite_dir,
+            command_line=tuple(["causalverify", *sys.argv[1:]]),
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    with _progress(err, quiet) as callback:
+        summary = calibrate_run(config, progress=callback)
+    _print(summary, run_dir, protocol, Console())
+
+
+@contextmanager
+def _progress(console: Any, quiet: bool) -> Iterator[Any]:
+    if quiet:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from causalverify.calibration import CalibrationProgress
+
+    bar = Progress(
+        TextColumn("[bold]confidences"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=console,
+    )
+    task = bar.add_task("confidences", total=None, counts="")
+
+    def callback(event: CalibrationProgress) -> None:
+        counts = " ".join(f"{k}={v}" for k, v in sorted(event.counts.items()))
+        if event.kind == "start":
+            bar.reset(task, total=event.total, completed=event.done, counts=counts)
+        else:
+            bar.update(task, completed=event.done, counts=counts)
+
+    with bar:
+        yield callback
+
+
+def _print(summary: Any, run_dir: Path, protocol: str, console: Any) -> None:
+    from rich.table import Table
+
+    from causalverify.calibration import load_calibration, summarize_calibration
+
+    frame = load_calibration(run_dir)
+    if frame is not None:
+        frame = frame[frame["model"].isin(summary.models)]
+    if frame is not None and len(frame):
+        result = summarize_calibration(frame, n_resamples=200, models=summary.models)
+        block = result["protocols"].get(protocol, {"model_order": [], "models": {}})
+        table = Table(title=f"Numerical confidence vs L2b+ ({protocol} prompt)")
+        for column in ("model", "n", "missing", "accuracy", "mean conf.", "ECE", "gap", "AUROC"):
+            table.add_column(column, justify="left" if column == "model" else "right")
+        for model in block["model_order"]:
+            t = block["models"][model]["types"]["numerical"]
+            table.add_row(
+                model,
+                str(t["n"]),
+                str(t["n_missing"]),
+                *(_fmt(t[k]) for k in ("accuracy", "mean_confidence", "ece")),
+                *(_fmt(t[k]) for k in ("confidence_gap", "auroc")),
+            )
+        console.print(table)
+    console.print(
+        f"{summary.total} answers: {summary.computed} asked now, {summary.skipped} already stored, "
+        f"{summary.not_eligible} without an answer to assess; {summary.requests} model requests, "
+        f"${summary.cost_usd:.4f}, {summary.wall_seconds:.1f} s. Statuses: "
+        + ", ".join(f"{k} {v}" for k, v in summary.counts.items())
+    )
+    console.print(
+        f"full metrics (ECE with 1000-resample intervals, Brier, missingness test): "
+        f"causalverify report {run_dir}",
+        style="dim",
+    )
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"

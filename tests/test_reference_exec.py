@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
+from causalverify.extraction import extract_estimate
 from causalverify.families import FAMILIES, LANGUAGES, Family, Language
 from causalverify.reference import fragile_fault, write_response
 from causalverify.scenarios.model import Scenario
@@ -144,7 +145,13 @@ def test_textbook_under_paper_protocol_prints_a_labelled_line(
     assert run.status == "ok", run.stderr[-2000:]
     assert estimate_values(run.stdout) == []
     [value] = labelled_values(run.stdout)
-    assert value == pytest.approx(_scenario(sid, family).canonical.estimate, rel=1e-8, abs=0)
+    canonical = _scenario(sid, family).canonical.estimate
+    assert value == pytest.approx(canonical, rel=1e-8, abs=0)
+    code = code_blocks(
+        write_response("textbook", _scenario(sid, family), language=language, protocol="paper")
+    )[0][1]
+    extracted = extract_estimate(code=code, stdout=run.stdout, family=family)
+    assert extracted.value == pytest.approx(canonical, rel=1e-8, abs=0), extracted.rationale
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

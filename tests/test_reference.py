@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -135,3 +136,30 @@ def test_paper_script_is_default_script_without_the_estimate_line(
     [(_, paper)] = code_blocks(write_response(agent, scenario, language=language, protocol="paper"))
     kept = [line for line in default.splitlines() if "ESTIMATE:" not in line]
     assert paper.splitlines() == kept
+
+
+@pytest.mark.r
+@pytest.mark.sandbox
+def test_agents_load_only_installed_packages_except_fragile_faults() -> None:
+    from causalverify.sandbox import environment_manifest
+
+    manifest = environment_manifest()
+    installed = {"r": set(manifest.r_packages), "python": set(manifest.python_packages)}
+    loads = {
+        "r": re.compile(r"^\s*(?:library|require)\((\w+)\)", re.MULTILINE),
+        "python": re.compile(r"^\s*(?:import|from)\s+(\w+)", re.MULTILINE),
+    }
+    ids = {fragile_fault(f"x{i}"): f"x{i}" for i in range(50)}
+    for family, language, agent in itertools.product(FAMILIES, LANGUAGES, CODE_AGENTS):
+        for scenario_id in ids.values():
+            text = write_response(
+                agent, _scenario(family, scenario_id), language=language, protocol="default"
+            )
+            [(_, code)] = code_blocks(text)
+            used = set(loads[language].findall(code))
+            assert used, code
+            absent = used - installed[language]
+            if agent == "fragile" and fragile_fault(scenario_id) == "missing":
+                assert len(absent) == 1, (family, language, absent)
+            else:
+                assert absent == set(), (agent, family, language, absent)

@@ -95,7 +95,9 @@ class ScoreRecord(BaseModel):
     L1: bool
     L2a: bool
     L2b: bool
-    L2b_plus: bool | None = Field(description="None when the cell is unscoreable or did not execute")
+    L2b_plus: bool | None = Field(
+        description="None only when the cell is unscoreable; a cell that did not execute fails (False)"
+    )
     rel_error: float | None = None
     unscoreable: bool = False
     matched_conversion: str | None = None

@@ -41,16 +41,23 @@ UNITS = ("model", "model_language")
 def report(
     run_dir: Path, out: Path | None, seed: int | None, title: str | None, unit: str, resamples: int
 ) -> None:
-    """Write summary.json, leaderboard.md, cells.csv, figures and index.html for RUN_DIR."""
+    """Write summary.json, leaderboard.md, cells.csv, figures and index.html for RUN_DIR.
+
+    RUN_DIR may be a release written by `causalverify freeze` (then --out is required).
+    """
     from causalverify.analysis import DEFAULT_SEED
+    from causalverify.release import is_release, run_dir_for
     from causalverify.report import DEFAULT_TITLE, write_report
 
-    index = write_report(
-        run_dir,
-        out if out is not None else run_dir / "report",
-        seed=DEFAULT_SEED if seed is None else seed,
-        title=title or DEFAULT_TITLE,
-        unit="model_language" if unit == "model_language" else "model",
-        n_resamples=resamples,
-    )
+    if out is None and is_release(run_dir):
+        raise click.UsageError(f"{run_dir} is a frozen release (read-only): give --out DIR")
+    with run_dir_for(run_dir) as source:
+        index = write_report(
+            source,
+            out if out is not None else run_dir / "report",
+            seed=DEFAULT_SEED if seed is None else seed,
+            title=title or DEFAULT_TITLE,
+            unit="model_language" if unit == "model_language" else "model",
+            n_resamples=resamples,
+        )
     click.echo(str(index))

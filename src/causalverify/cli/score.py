@@ -34,15 +34,33 @@ from causalverify.cli._common import friendly_errors
     show_default=True,
     help="Which extracted estimate is scored (judge values come from the store).",
 )
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="For a frozen release (read-only): a new run folder to unfreeze it into and rescore.",
+)
 @friendly_errors
 def score(
     run_dir: Path,
     profile: Literal["paper", "default"],
     tolerance: float,
     extractor: Literal["deterministic", "judge", "both"],
+    out: Path | None,
 ) -> None:
-    """Rescore every cell of RUN_DIR, write RUN_DIR/scores.csv and print a per-model table."""
+    """Rescore every cell of RUN_DIR, write RUN_DIR/scores.csv and print a per-model table.
+
+    RUN_DIR may be a release written by `causalverify freeze`; it is then unfrozen into --out.
+    """
+    from causalverify.release import is_release, unfreeze
     from causalverify.scoring._run import SCORES_FILE, model_table, score_run
+
+    if is_release(run_dir):
+        if out is None:
+            raise click.UsageError(f"{run_dir} is a frozen release (read-only): give --out DIR")
+        run_dir = unfreeze(run_dir, out)
+    elif out is not None:
+        raise click.UsageError("--out is only for a release; a run folder is rescored in place")
 
     frame = score_run(run_dir, profile=profile, tolerance=tolerance, extractor=extractor)
     click.echo(f"{len(frame)} cells rescored (profile {profile}, tau {tolerance}, {extractor})")

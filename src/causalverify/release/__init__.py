@@ -13,7 +13,13 @@ from causalverify.release._freeze import FreezeResult, ReportSettings, freeze_ru
 from causalverify.release._layout import RELEASE_SCHEMA, is_release
 from causalverify.release._records import read_records
 from causalverify.release._reexecute import CellAgreement, ReexecutionReport, reexecute_cells
-from causalverify.release._source import CellsSource, ReleaseSource, open_cells_source, unfreeze
+from causalverify.release._source import (
+    CellsSource,
+    ReleaseSource,
+    open_cells_source,
+    run_dir_for,
+    unfreeze,
+)
 from causalverify.release._verify import VerifyReport, verify_release
 
 __all__ = [
@@ -30,6 +36,7 @@ __all__ = [
     "open_cells_source",
     "read_records",
     "reexecute_cells",
+    "run_dir_for",
     "unfreeze",
     "verify_release",
 ]

@@ -114,7 +114,7 @@ def freeze_run(
         write_records(staging, records, limits=meta.get("limits"))
         tables = export_tables(run_dir / "run.sqlite", staging)
         frame = _write_tables(staging, records, suite.scenarios)
-        _write_report(staging, frame, frozen_meta, settings)
+        _write_report(staging, run_dir, frozen_meta, settings)
         index = _index(frozen_meta, records, settings, tables, name, license_id)
         write_text(staging / RELEASE_FILE, dumps_json(index))
         write_text(staging / ENVIRONMENT_FILE, dumps_json(build_environment(meta)))
@@ -230,12 +230,13 @@ def _write_tables(
 
 
 def _write_report(
-    root: Path, frame: pd.DataFrame, meta: dict[str, Any], settings: ReportSettings
+    root: Path, run_dir: Path, meta: dict[str, Any], settings: ReportSettings
 ) -> None:
+    """The report exactly as ``causalverify report`` writes it from the run folder."""
     from causalverify.report import write_report
 
     write_report(
-        frame,
+        run_dir,
         root / REPORT_DIR,
         seed=settings.seed,
         title=settings.title,

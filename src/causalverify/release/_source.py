@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -147,3 +149,18 @@ def unfreeze(release: Path, run_dir: Path) -> Path:
         finally:
             conn.close()
     return Path(run_dir)
+
+
+@contextmanager
+def run_dir_for(path: Path) -> Iterator[Path]:
+    """Yield a run folder for ``path``: itself, or a temporary unfrozen copy of a release.
+
+    Code that needs a real run store (the report reads calibration rows from it, for example)
+    works on a release through this; the release itself is never written.
+    """
+    path = Path(path)
+    if not is_release(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="cv-release-") as tmp:
+        yield unfreeze(path, Path(tmp) / "run")

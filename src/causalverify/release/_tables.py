@@ -71,14 +71,23 @@ def import_tables(conn: sqlite3.Connection, root: Path, tables: dict[str, dict[s
     """Recreate exported tables (schema, indexes and rows) in an open run store database."""
     with conn:
         for name, info in sorted(tables.items()):
-            conn.execute(str(info["sql"]))
-            for index_sql in info.get("indexes", []):
-                conn.execute(str(index_sql))
+            # the run store may create some of these tables itself; keep its definition then
+            if not _exists(conn, "table", name):
+                conn.execute(str(info["sql"]))
+                for index_sql in info.get("indexes", []):
+                    conn.execute(str(index_sql))
             columns = list(info["columns"])
             marks = ", ".join("?" for _ in columns)
             names = ", ".join(_quote(c) for c in columns)
             rows = [[row.get(c) for c in columns] for _, row in read_jsonl(root, str(info["file"]))]
             conn.executemany(f"INSERT INTO {_quote(name)} ({names}) VALUES ({marks})", rows)
+
+
+def _exists(conn: sqlite3.Connection, kind: str, name: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)
+    ).fetchone()
+    return row is not None
 
 
 def _plain(value: Any) -> Any:

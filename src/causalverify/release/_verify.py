@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from causalverify.release._layout import (
 )
 from causalverify.release._records import read_prompts, read_records
 from causalverify.release._reexecute import ReexecutionReport, reexecute_cells
-from causalverify.release._source import read_release_index
+from causalverify.release._source import read_release_index, run_dir_for
 from causalverify.store.records import CellRecord
 
 
@@ -131,64 +130,54 @@ def _check_prompts(release: Path) -> list[str]:
     return problems
 
 
-def rescore_records(records: Sequence[CellRecord], meta: dict[str, Any]) -> list[CellRecord]:
-    """Rescore cells with the scoring settings recorded in the run metadata."""
-    from causalverify.scoring import rescore
+def _check_rescoring(
+    release: Path, index: dict[str, Any], records: Sequence[CellRecord]
+) -> list[str]:
+    """Unfreeze into a scratch run, rescore it as ``causalverify score`` does, rebuild the report
+    as ``causalverify report`` does, and compare cells and files with the frozen ones."""
+    from causalverify.report import write_report
+    from causalverify.scoring._run import score_run
+    from causalverify.store import RunStore
 
-    return [
-        rescore(
-            r,
+    meta = dict(index.get("run", {}))
+    settings = index.get("report", {})
+    with run_dir_for(release) as run_dir:
+        score_run(
+            run_dir,
             profile=meta.get("profile", "default"),
             tolerance=float(meta.get("tolerance", 0.5)),
             extractor=meta.get("extractor", "deterministic"),
         )
-        for r in records
-    ]
-
-
-def _check_rescoring(
-    release: Path, index: dict[str, Any], records: Sequence[CellRecord]
-) -> list[str]:
-    from causalverify.scoring._run import write_scores_csv
-    from causalverify.store import cells_frame
-
-    meta = dict(index.get("run", {}))
-    rescored = rescore_records(records, meta)
-    problems = [
-        problem
-        for old, new in zip(records, rescored, strict=True)
-        if (problem := _compare_cell(old, new)) is not None
-    ]
-    frame = cells_frame(rescored)
-    with tempfile.TemporaryDirectory(prefix="cv-verify-") as tmp:
-        out = Path(tmp)
-        write_scores_csv(frame, out / SCORES_FILE)
-        _write_rescored_report(frame, out / REPORT_DIR, index, meta)
+        with RunStore.open(run_dir) as store:
+            rescored = list(store.iter_cells())
+        problems = _compare_cells(records, rescored)
+        write_report(
+            run_dir,
+            run_dir / REPORT_DIR,
+            seed=int(settings["seed"]),
+            title=str(settings["title"]),
+            unit="model_language" if settings.get("unit") == "model_language" else "model",
+            n_resamples=int(settings["n_resamples"]),
+            meta=meta,
+        )
         compared = [SCORES_FILE] + [f"{REPORT_DIR}/{name}" for name in REPORT_TEXT_FILES]
         for rel in compared:
             frozen = release / rel
             if not frozen.is_file():
                 problems.append(f"{rel}: missing, cannot compare with the rescored file")
-            elif frozen.read_bytes() != (out / rel).read_bytes():
+            elif frozen.read_bytes() != (run_dir / rel).read_bytes():
                 problems.append(f"{rel}: differs from the file recomputed from the rescored cells")
     return problems
 
 
-def _write_rescored_report(
-    frame: Any, out: Path, index: dict[str, Any], meta: dict[str, Any]
-) -> None:
-    from causalverify.report import write_report
-
-    settings = index.get("report", {})
-    write_report(
-        frame,
-        out,
-        seed=int(settings["seed"]),
-        title=str(settings["title"]),
-        unit="model_language" if settings.get("unit") == "model_language" else "model",
-        n_resamples=int(settings["n_resamples"]),
-        meta=meta,
-    )
+def _compare_cells(stored: Sequence[CellRecord], rescored: Sequence[CellRecord]) -> list[str]:
+    if [r.key for r in stored] != [r.key for r in rescored]:
+        return ["the rescored run does not hold the same cells as the release"]
+    return [
+        problem
+        for old, new in zip(stored, rescored, strict=True)
+        if (problem := _compare_cell(old, new)) is not None
+    ]
 
 
 def _label(record: CellRecord) -> str:

@@ -159,3 +159,27 @@ def test_rendered_prompt_is_frozen() -> None:
 def test_unknown_protocol_is_rejected() -> None:
     with pytest.raises(ValueError, match="protocol"):
         _render("did", "r", "published")
+
+
+@pytest.mark.slow
+def test_every_default_scenario_shows_its_file_head_verbatim(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from causalverify.scenarios import build_suite, load_suite
+
+    out = tmp_path_factory.mktemp("prompts") / "suite"
+    build_suite(out)
+    suite = load_suite(out)
+    for scenario in suite.scenarios:
+        rendered = render_experiment_b(
+            scenario,
+            suite.read_data(scenario),
+            language="python",
+            protocol="default",
+            manifest=MANIFEST,
+        )
+        head = (suite.root / scenario.data_file).read_text().splitlines()[:6]
+        user = rendered.messages[1].content
+        assert "```csv\n" + "\n".join(head) + "\n```" in user, scenario.id
+        assert scenario.target in user
+        assert FORBIDDEN.search(rendered.messages[0].content) is None

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "causalverify.cli.calibrate:calibrate",
     "freeze": "causalverify.cli.freeze:freeze",
     "verify": "causalverify.cli.verify:verify",
+    "prompt": "causalverify.cli.prompt:prompt",
 }
 
 

@@ -168,3 +168,62 @@ def test_cli_exec_reports_failure_status(tmp_path: Path) -> None:
     data = json.loads(result.output)
     assert data["status"] == "error" and data["exit_code"] == 1
     assert "FileNotFoundError" in data["stderr"]  # the CSV is at input/d.csv, not data/
+
+
+def test_selftest_covers_every_protection(sandbox: Sandbox) -> None:
+    from causalverify.sandbox.selftest import run_selftest
+
+    checks = run_selftest(sandbox)
+    names = [c.name for c in checks]
+    assert names == [
+        "network cut",
+        "read-only system",
+        "private scratch",
+        "unprivileged",
+        "no secrets",
+        "CPU",
+        "memory",
+        "processes",
+        "output",
+        "wall clock",
+    ]
+    assert all(c.ok for c in checks), [c for c in checks if not c.ok]
+
+
+def test_concurrent_runs_are_isolated(sandbox: Sandbox) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    code = (
+        "import os, sys\nname = open('data/id.txt').read()\nopen(name + '.out', 'w').write(name)\n"
+        "print(name, sorted(os.listdir('.')), sorted(os.listdir('data')))\n"
+    )
+
+    def one(i: int) -> str:
+        res = sandbox.run(code, "python", {"data/id.txt": f"cell{i}".encode()}, SMALL)
+        assert res.status == "ok", res
+        return res.stdout
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outputs = list(pool.map(one, range(4)))
+    assert outputs == [f"cell{i} ['cell{i}.out', 'data'] ['id.txt']\n" for i in range(4)]
+
+
+def test_cli_doctor_is_green_here() -> None:
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "ready" in result.output and "MISSING" not in result.output
+
+
+def test_cli_exec_unsafe_needs_environment_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CAUSALVERIFY_ALLOW_UNSAFE", raising=False)
+    script = tmp_path / "a.py"
+    script.write_text("print(1)\n")
+    csv = tmp_path / "d.csv"
+    csv.write_bytes(CSV)
+    result = CliRunner().invoke(
+        main, ["exec", str(script), "--data", str(csv), "--unsafe-no-sandbox"]
+    )
+    assert result.exit_code != 0
+    assert "CAUSALVERIFY_ALLOW_UNSAFE" in result.output

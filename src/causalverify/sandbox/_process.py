@@ -67,6 +67,40 @@ def _exited(pid: int) -> bool:
     return info is not None
 
 
+def _pump(
+    proc: subprocess.Popen[bytes],
+    streams: dict[int, _Stream],
+    deadline: float,
+    exit_grace: float,
+) -> tuple[EndReason, bool]:
+    """Read the pipes until both close; return why reading stopped and if the tree must die."""
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as sel:
+        for fd in streams:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            now = time.monotonic()
+            if now >= deadline:
+                return "timeout", True
+            if exited_at is not None and now - exited_at > exit_grace:
+                return "exited", True  # something left behind still holds the pipes
+            events = sel.select(timeout=min(0.2, deadline - now))
+            if not events and exited_at is None and _exited(proc.pid):
+                exited_at = time.monotonic()
+            for key, _ in events:
+                fd = int(key.fd)
+                try:
+                    chunk = os.read(fd, _CHUNK)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(fd)
+                elif streams[fd].feed(chunk):
+                    return "output_limit", True
+    return "exited", False
+
+
 def supervise(
     proc: subprocess.Popen[bytes],
     *,
@@ -85,36 +119,8 @@ def supervise(
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Stream(max_output_bytes), _Stream(max_output_bytes)
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
-    reason: EndReason = "exited"
-    deadline = started + wall_seconds
-    exited_at: float | None = None
-    with selectors.DefaultSelector() as sel:
-        for fd in streams:
-            os.set_blocking(fd, False)
-            sel.register(fd, selectors.EVENT_READ)
-        while sel.get_map():
-            now = time.monotonic()
-            if now >= deadline:
-                reason = "timeout"
-                break
-            if exited_at is not None and now - exited_at > exit_grace:
-                break
-            events = sel.select(timeout=min(0.2, deadline - now))
-            if not events and exited_at is None and _exited(proc.pid):
-                exited_at = time.monotonic()
-            for key, _ in events:
-                fd = int(key.fd)
-                try:
-                    chunk = os.read(fd, _CHUNK)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    sel.unregister(fd)
-                elif streams[fd].feed(chunk):
-                    reason = "output_limit"
-            if reason == "output_limit":
-                break
-    if reason != "exited" or exited_at is not None:
+    reason, must_kill = _pump(proc, streams, started + wall_seconds, exit_grace)
+    if must_kill:
         kill()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -1,21 +1,32 @@
 """The bubblewrap sandbox.
 
-Every run gets fresh user, mount, PID, network, IPC and UTS namespaces. The new root holds only
+Every run gets fresh mount, PID, network, IPC and UTS namespaces. The new root holds only
 read-only binds of ``/usr`` (and the merged-/usr links), an allow-list of ``/etc``, the project's
 Python environment and R; a private ``/proc``, ``/dev`` and ``/tmp``; a fresh tmpfs scratch folder
 at ``/scratch`` (the working directory and ``HOME``) holding exactly the files given; and the
-script itself, read-only, in ``/code``. The environment is cleared. bwrap is paused (``--block-fd``)
-after creating the namespaces and before starting the script, while the harness applies resource
-limits to it (``prlimit``) and, as root, moves it into a ``pids`` cgroup; the script inherits both.
+script itself, read-only, in ``/code``. The environment is cleared.
+
+The script never runs as root on the host. When the harness is root, bwrap runs privileged (it
+drops all capabilities but the two ``setpriv`` needs) and ``setpriv`` switches the script to a
+uid reserved for this run alone (:mod:`._uidslot`), with no capabilities and ``no_new_privs``.
+Otherwise bwrap creates a user namespace as usual. Either way ``RLIMIT_NPROC`` holds and counts
+only this run's processes.
+
+bwrap is paused (``--block-fd``) after creating the namespaces and before starting the script,
+while the harness applies the resource limits to it with ``prlimit``; the script inherits them.
 The script runs as the PID namespace's init (``--as-pid-1``): when it exits or is killed, the
-kernel kills every other process of the run, daemons included.
+kernel kills every other process of the run, daemons included, and its CPU time and peak memory
+reach the harness through ``wait4``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
+import shutil
+import signal
 import subprocess
 import time
 from contextlib import ExitStack
@@ -23,10 +34,10 @@ from pathlib import Path, PurePosixPath
 
 from causalverify.errors import SandboxUnavailableError
 from causalverify.families import Language
-from causalverify.sandbox._cgroup import PidsCgroup, pids_base
 from causalverify.sandbox._classify import RunFacts, to_result, unavailable
 from causalverify.sandbox._process import kill_quietly, supervise
 from causalverify.sandbox._toolchain import Toolchain, discover
+from causalverify.sandbox._uidslot import UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
 
 SCRATCH = "/scratch"
@@ -46,6 +57,11 @@ def sandbox_env(toolchain: Toolchain) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
+        # thread pools that would otherwise size themselves to the host's cores
+        "NUMBA_NUM_THREADS": "1",
+        "POLARS_MAX_THREADS": "1",
+        "RAYON_NUM_THREADS": "1",
+        "R_DATATABLE_NUM_THREADS": "1",
         "MPLBACKEND": "Agg",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
@@ -106,30 +122,41 @@ class BwrapSandbox:
         self.limits = limits or Limits()
         self.scratch_mb = scratch_mb
         self._as_root = os.geteuid() == 0
-        self._cgroup_base = pids_base() if self._as_root else None
-        if self._as_root and self._cgroup_base is None:
+        self._setpriv = shutil.which("setpriv") if self._as_root else None
+        if self._as_root and self._setpriv is None:
             raise SandboxUnavailableError(
-                "running as root but no writable pids cgroup was found, so a process-count limit "
-                "cannot be enforced (RLIMIT_NPROC does not apply to root). Run as a non-root "
-                "user, or mount/delegate the cgroup pids controller (/sys/fs/cgroup)."
+                "running as root needs setpriv (util-linux) to drop the script to an "
+                "unprivileged uid: apt-get install util-linux"
             )
         self._prefix = self._static_args()
+
+    def _identity_args(self) -> list[str]:
+        if self._as_root:
+            # privileged bwrap; setpriv then drops the script to a slot uid (see _uidslot)
+            return ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        # a user namespace; RLIMIT_NPROC is then counted per namespace
+        uid = str(SANDBOX_UID)
+        return ["--unshare-user", "--uid", uid, "--gid", uid, "--disable-userns"]
 
     def _static_args(self) -> list[str]:
         tc = self.toolchain
         assert tc.bwrap is not None
-        args = [tc.bwrap, "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
-        args += ["--disable-userns", "--unshare-net", "--unshare-pid", "--unshare-ipc"]
+        args = [tc.bwrap, *self._identity_args()]
+        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc"]
         args += ["--unshare-uts", "--hostname", "sandbox", "--die-with-parent", "--new-session"]
         # the script is the namespace's PID 1: its rusage reaches us, and its exit kills the rest
         args += ["--as-pid-1"]
+        # bwrap would create missing parents with mode 0700: unusable by the script's uid
+        for parent in _ancestors([*tc.ro_binds, CODE_DIR + "/x"]):
+            args += ["--perms", "0755", "--dir", parent]
         for path in tc.ro_binds:
             args += ["--ro-bind", path, path]
         for target, link in tc.symlinks:
             args += ["--symlink", target, link]
         args += ["--proc", "/proc", "--dev", "/dev"]
         size = str(self.scratch_mb * _MB)
-        args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", SCRATCH]
+        args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
+        args += ["--perms", "0777", "--size", size, "--tmpfs", SCRATCH]
         args += ["--chdir", SCRATCH, "--clearenv"]
         for key, value in sandbox_env(tc).items():
             args += ["--setenv", key, value]
@@ -144,7 +171,7 @@ class BwrapSandbox:
             for parent in reversed(path.parents[:-1]):
                 if str(parent) not in made:
                     made.add(str(parent))
-                    args += ["--dir", f"{SCRATCH}/{parent}"]
+                    args += ["--perms", "0777", "--dir", f"{SCRATCH}/{parent}"]
             fd = _content_fd(files[rel], stack)
             fds.append(fd)
             args += ["--perms", "0644", "--file", str(fd), f"{SCRATCH}/{path}"]
@@ -158,13 +185,28 @@ class BwrapSandbox:
         script = f"{CODE_DIR}/main.{'R' if language == 'r' else 'py'}"
         command = script_command(self.toolchain, language, script)
         with ExitStack() as stack:
+            if self._setpriv is not None:
+                try:
+                    uid = str(stack.enter_context(UidSlot()).uid)
+                except OSError as exc:
+                    return unavailable(f"sandbox setup failed: {exc}")
+                drop = ["--reuid", uid, "--regid", uid, "--clear-groups", "--no-new-privs"]
+                command = [self._setpriv, *drop, "--", *command]
             file_args, fds = self._file_args(files, stack)
             code_fd = _content_fd(code.encode("utf-8"), stack)
             info_r, info_w = os.pipe2(os.O_CLOEXEC)
             block_r, block_w = os.pipe2(os.O_CLOEXEC)
             stack.callback(os.close, info_r)
             stack.callback(os.close, block_w)
-            argv = [*self._prefix, *file_args, "--ro-bind-data", str(code_fd), script]
+            argv = [
+                *self._prefix,
+                *file_args,
+                "--perms",
+                "0444",
+                "--ro-bind-data",
+                str(code_fd),
+                script,
+            ]
             argv += ["--info-fd", str(info_w), "--block-fd", str(block_r), *command]
             started = time.monotonic()
             try:
@@ -191,26 +233,27 @@ class BwrapSandbox:
         stack: ExitStack,
     ) -> ExecResult:
         child = _read_child_pid(info_r)
-        cgroup: PidsCgroup | None = None
+        pidfd = -1
         try:
             if child is None:
                 raise OSError("bwrap did not start")
-            if self._cgroup_base is not None:
-                cgroup = PidsCgroup(self._cgroup_base, limits.max_processes + 1)
-                stack.callback(cgroup.close)
-                cgroup.add(child)
+            # a pidfd cannot hit a recycled pid when the tree is killed later
+            pidfd = os.pidfd_open(child)
+            stack.callback(os.close, pidfd)
             self._apply_rlimits(child, limits)
             os.write(block_w, b"1")
         except OSError as exc:
-            kill_quietly(child) if child else None
+            if child:
+                kill_quietly(child)
             kill_quietly(proc.pid)
             _, err = proc.communicate()
             message = err.decode("utf-8", "replace").strip() or str(exc)
             return unavailable(f"sandbox setup failed: {message}")
 
         def kill() -> None:
-            kill_quietly(child)
-            kill_quietly(proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            kill_quietly(proc.pid)  # our own unreaped child: its pid cannot be recycled
 
         outcome = supervise(
             proc,
@@ -222,7 +265,6 @@ class BwrapSandbox:
         facts = RunFacts(
             limits=limits,
             sandboxed=True,
-            process_limit_hit=cgroup.limit_hit() if cgroup else None,
             signal_in_exit_code=True,
         )
         return to_result(outcome, facts)
@@ -236,10 +278,22 @@ class BwrapSandbox:
         resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
         resource.prlimit(pid, resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
-        if not self._as_root:
-            # counted per user namespace, so it does not include the user's other processes
-            n = limits.max_processes + 1
-            resource.prlimit(pid, resource.RLIMIT_NPROC, (n, n))
+        # holds because the script's uid is not root on the host, and counts only this run: as
+        # root the uid is this run's own slot uid; otherwise the count is per user namespace
+        n = limits.max_processes
+        resource.prlimit(pid, resource.RLIMIT_NPROC, (n, n))
+
+
+def _ancestors(paths: list[str]) -> list[str]:
+    """Parent folders (outermost first) of ``paths`` that are not themselves inside a path."""
+    found: set[str] = set()
+    for path in paths:
+        for parent in PurePosixPath(path).parents:
+            if str(parent) != "/" and not any(
+                str(parent) == p or str(parent).startswith(p.rstrip("/") + "/") for p in paths
+            ):
+                found.add(str(parent))
+    return sorted(found, key=lambda p: (p.count("/"), p))
 
 
 def _read_child_pid(fd: int) -> int | None:

@@ -1,7 +1,7 @@
 """Self-test: does each protection of the sandbox actually hold on this machine?
 
 Every check runs a small probe inside the sandbox and inspects the outcome. The checks are
-network cut, read-only system, private scratch, no secrets, CPU, memory, processes, output and
+network cut, read-only system, private scratch, unprivileged user, no secrets, CPU, memory, processes, output and
 wall clock. ``get_sandbox`` runs them once per process and refuses to execute when one fails.
 """
 
@@ -48,12 +48,17 @@ out["listing"] = sorted(os.path.relpath(os.path.join(d, f)) for d, _, fs in os.w
 out["write_scratch"] = tryw("scratch-probe")
 out["env"] = sorted(os.environ)
 out["canary"] = os.path.exists(CANARY)
-out["home"] = sorted(os.listdir(HOME)) if os.path.isdir(HOME) else []
+try:
+    out["home"] = sorted(os.listdir(HOME))
+except OSError:
+    out["home"] = []
 try:
     open("/etc/shadow").read(1); out["shadow"] = "read"
 except OSError as e:
     out["shadow"] = type(e).__name__
 out["uid"] = os.getuid()
+status = open("/proc/self/status").read()
+out["capeff"] = int(status.split("CapEff:")[1].split()[0], 16)
 print(json.dumps(out))
 """
 
@@ -66,6 +71,10 @@ _ALLOWED_ENV = {
     "OMP_NUM_THREADS",
     "OPENBLAS_NUM_THREADS",
     "MKL_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+    "POLARS_MAX_THREADS",
+    "RAYON_NUM_THREADS",
+    "R_DATATABLE_NUM_THREADS",
     "MPLBACKEND",
     "PYTHONDONTWRITEBYTECODE",
     "PWD",  # set by bwrap --chdir
@@ -118,6 +127,11 @@ def _isolation_checks(sandbox: Sandbox) -> list[Check]:
             name="private scratch",
             ok=p["write_scratch"] == "written" and p["listing"] == ["data/probe.csv"],
             detail=f"cwd {p['cwd']} holds {p['listing']}; write: {p['write_scratch']}",
+        ),
+        Check(
+            name="unprivileged",
+            ok=p["uid"] != 0 and p["capeff"] == 0,
+            detail=f"uid {p['uid']}, effective capabilities {p['capeff']:#x}",
         ),
         Check(
             name="no secrets",

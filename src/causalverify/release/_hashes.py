@@ -55,7 +55,8 @@ def check_sums(root: Path) -> tuple[int, list[str]]:
 
     A changed, missing or extra file is reported by name. When ``SHA256SUMS`` disagrees with a
     file that still matches the hash recorded in ``croissant.json``, the manifest itself is
-    named as changed.
+    named as changed; a file that matches ``SHA256SUMS`` but not ``croissant.json`` names
+    ``croissant.json``.
 
     Returns
     -------
@@ -84,6 +85,10 @@ def check_sums(root: Path) -> tuple[int, list[str]]:
                 problems.append(f"{rel}: sha256 differs from {SUMS_FILE} (file changed)")
     for rel in sorted(present - set(listed)):
         problems.append(f"{rel}: extra file, not listed in {SUMS_FILE}")
+    for rel, recorded in sorted(second.items()):
+        stale = rel in listed and listed[rel] != recorded and (root / rel).is_file()
+        if stale and sha256_file(root / rel) == listed[rel]:
+            problems.append(f"{CROISSANT_FILE}: the sha256 of {rel} does not match the file")
     return len(listed), problems
 
 

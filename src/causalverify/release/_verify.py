@@ -39,7 +39,9 @@ class VerifyReport:
     rescore_problems
         Cells or files whose rescoring differs from what is stored, each named.
     n_cells
-        Cells rescored.
+        Cells read from the release.
+    rescored
+        Whether the cells were rescored and the report recomputed.
     reexecution
         The re-execution report when asked for.
     """
@@ -50,6 +52,7 @@ class VerifyReport:
     hash_problems: tuple[str, ...]
     rescore_problems: tuple[str, ...]
     n_cells: int
+    rescored: bool = True
     reexecution: ReexecutionReport | None = None
 
     @property
@@ -68,6 +71,7 @@ def verify_release(
     release: Path,
     *,
     reexecute: bool = False,
+    rescore: bool = True,
     workers: int = 1,
     expected_digest: str | None = None,
 ) -> VerifyReport:
@@ -79,7 +83,7 @@ def verify_release(
     3. Every cell rescored from its stored code and stdout with the run's scoring settings: the
        statuses and scores must equal the stored ones, and ``scores.csv`` and the report's
        ``summary.json``, ``cells.csv`` and ``leaderboard.md`` recomputed from the rescored cells
-       must be byte-identical to the frozen files.
+       must be byte-identical to the frozen files (skipped when ``rescore`` is false).
     4. With ``reexecute``: every executed cell is run again in the sandbox
        (:func:`~causalverify.release.reexecute_cells`).
 
@@ -101,7 +105,8 @@ def verify_release(
     try:
         problems += _check_prompts(release)
         records = read_records(release)
-        problems += _check_rescoring(release, index, records)
+        if rescore:
+            problems += _check_rescoring(release, index, records)
     except CausalVerifyError as exc:
         problems.append(str(exc))
     reexecution = None
@@ -114,6 +119,7 @@ def verify_release(
         hash_problems=tuple(hash_problems),
         rescore_problems=tuple(problems),
         n_cells=len(records),
+        rescored=rescore,
         reexecution=reexecution,
     )
 

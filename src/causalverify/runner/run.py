@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 #: statuses a rerun computes again (everything else is final)
 RETRY_STATUSES: frozenset[str] = frozenset({"api_error"})
+#: provider kinds that answer without a model request
+_OFFLINE = ("reference/", "replay/")
 
 
 def run_benchmark(
@@ -220,7 +222,7 @@ class _Dispatcher:
         self.counts[record.status] += 1
         response = record.response
         if response is not None and not response.cached and response.error is None:
-            self.requests += int(not record.key.model.startswith("reference/"))
+            self.requests += int(not record.key.model.startswith(_OFFLINE))
             self.cost_usd += response.cost_usd
             self.input_tokens += response.input_tokens
             self.output_tokens += response.output_tokens

@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "exec": "causalverify.cli.exec_:exec_",
     "score": "causalverify.cli.score:score",
     "audit": "causalverify.cli.audit:audit",
+    "import-suite": "causalverify.cli.import_suite:import_suite",
+    "compare": "causalverify.cli.compare:compare",
     "calibrate": "causalverify.cli.calibrate:calibrate",
     "freeze": "causalverify.cli.freeze:freeze",
     "verify": "causalverify.cli.verify:verify",

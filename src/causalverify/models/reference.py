@@ -20,7 +20,8 @@ class ReferenceProvider:
     """Answers with :func:`causalverify.reference.write_response` for the cell's scenario.
 
     A calibration call (``context.protocol`` ``"calibration/<protocol>"``) is answered with
-    :func:`causalverify.reference.write_confidence` instead.
+    :func:`causalverify.reference.write_confidence` instead. An Experiment A prompt, sent
+    without a cell context, is answered by :func:`causalverify.papers.heuristic.answer`.
 
     The answer depends only on (agent, scenario, language, protocol): the messages and options
     are not used. Tokens and cost are zero.
@@ -52,6 +53,11 @@ class ReferenceProvider:
             If no cell context is given (the agent needs the scenario).
         """
         if context is None:
+            # Experiment A prompts (papers, labels, RID, judge) carry the paper in the messages
+            paper_answer = importlib.import_module("causalverify.papers.heuristic").answer
+            content = paper_answer(self.agent, messages)
+            if content is not None:
+                return ModelResponse(content=content, stop_reason="stop", model=self.spec)
             raise ProviderError(
                 f"{self.spec} needs the cell context (scenario, language, protocol)"
             )

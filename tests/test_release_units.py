@@ -83,13 +83,13 @@ def test_record_files_that_disagree_are_named(tmp_path: Path) -> None:
     write_records(tmp_path, RECORDS, limits=None)
     lines = (tmp_path / RESPONSES_FILE).read_text(encoding="utf-8").splitlines()
     (tmp_path / RESPONSES_FILE).write_text("\n".join([lines[1], lines[0], lines[2]]) + "\n")
-    with pytest.raises(StoreError, match="responses.jsonl line 1"):
+    with pytest.raises(StoreError, match=r"responses\.jsonl line 1"):
         read_records(tmp_path)
     (tmp_path / RESPONSES_FILE).write_text("\n".join(lines[:2]) + "\n")
-    with pytest.raises(StoreError, match="responses.jsonl holds 2 cells"):
+    with pytest.raises(StoreError, match=r"responses\.jsonl holds 2 cells"):
         read_records(tmp_path)
     (tmp_path / PROMPTS_FILE).unlink()
-    with pytest.raises(StoreError, match="prompts.jsonl is missing"):
+    with pytest.raises(StoreError, match=r"prompts\.jsonl is missing"):
         read_records(tmp_path)
 
 

@@ -1,0 +1,217 @@
+"""Frozen releases end to end: run the reference panel in the real sandbox, freeze, verify.
+
+One small run (four agents, R, the smoke suite: 16 cells, 12 of them executed) is frozen once
+per module; every test that changes a release works on its own copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from causalverify.cli import main
+from causalverify.release import ReportSettings, freeze_run, read_records, verify_release
+from causalverify.release._hashes import check_sums, write_sums
+from causalverify.release._layout import release_files
+from causalverify.runner import RunConfig, run_benchmark
+from causalverify.sandbox import environment_manifest
+from causalverify.store import RunStore
+from run_e2e_helpers import needs_r_and_sandbox, shared_root, smoke_suite
+
+pytestmark = needs_r_and_sandbox
+
+MODELS = ("reference/textbook", "reference/naive", "reference/fragile", "reference/prose")
+SETTINGS = ReportSettings(seed=7, unit="model", n_resamples=50, title="Release test")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("release-run")
+    config = RunConfig(
+        suite_dir=smoke_suite(shared_root(tmp_path_factory)),
+        out_dir=root / "run",
+        models=MODELS,
+        languages=("r",),
+        workers=2,
+        cache_path=root / "cache.sqlite",
+    )
+    run_benchmark(config)
+    return config.out_dir
+
+
+@pytest.fixture(scope="module")
+def release(run_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("frozen") / "release"
+    result = freeze_run(run_dir, out, report=SETTINGS)
+    assert result.n_cells == 16 and result.path == out
+    return out
+
+
+@pytest.fixture
+def copy(release: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "release"
+    shutil.copytree(release, target)
+    return target
+
+
+def test_round_trip_verifies(release: Path, run_dir: Path) -> None:
+    report = verify_release(release)
+    assert report.ok, report.problems
+    assert report.n_cells == 16 and report.n_files == len(release_files(release)) - 1
+    with RunStore.open(run_dir) as store:
+        assert read_records(release) == list(store.iter_cells())
+    for name in ("suite/data/s001.csv", "suite/scenarios/s004.json", "records/prompts.jsonl",
+                 "records/responses.jsonl", "records/executions.jsonl", "scores.csv",
+                 "report/summary.json", "report/index.html", "report/figures/cascade.png",
+                 "ENVIRONMENT.json", "DATASHEET.md", "croissant.json"):  # fmt: skip
+        assert (release / name).is_file(), name
+
+
+def test_sha256sum_accepts_the_manifest(release: Path) -> None:
+    if shutil.which("sha256sum") is None:
+        pytest.skip("sha256sum is not installed")
+    done = subprocess.run(
+        ["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=release, capture_output=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_metadata_files_hold_real_values(release: Path) -> None:
+    index = json.loads((release / "release.json").read_text())
+    assert index["run"]["suite_path"] == "suite" and index["run"]["models"] == list(MODELS)
+    assert index["counts"]["cells"] == 16 and index["counts"]["statuses"]["no_code"] == 4
+    environment = json.loads((release / "ENVIRONMENT.json").read_text())
+    assert environment["freeze"]["r_version"] == environment_manifest().r_version
+    assert environment["run"]["environment"]["r_version"] == environment_manifest().r_version
+    assert environment["run"]["sandbox_policy"] is not None
+    sheet = (release / "DATASHEET.md").read_text()
+    assert "Cells (scenario x model x language x sample): 16" in sheet
+    assert "| reference/prose | r | 4 | 4 | 0 | 0 | 0 |" in sheet
+    croissant = json.loads((release / "croissant.json").read_text())
+    sums = dict(
+        reversed(line.split("  ", 1)) for line in (release / "SHA256SUMS").read_text().splitlines()
+    )
+    described = {f["contentUrl"]: f["sha256"] for f in croissant["distribution"]}
+    assert described == {k: v for k, v in sums.items() if k != "croissant.json"}
+
+
+def test_freezing_twice_gives_identical_files(release: Path, run_dir: Path, tmp_path: Path) -> None:
+    again = freeze_run(run_dir, tmp_path / "again", report=SETTINGS).path
+    names = release_files(release)
+    assert release_files(again) == names
+    different = [n for n in names if (release / n).read_bytes() != (again / n).read_bytes()]
+    assert different == []
+
+
+def _edit_csv(root: Path) -> str:
+    path = root / "suite/data/s002.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:1] + lines[2:]))
+    return "suite/data/s002.csv: sha256 differs"
+
+
+def _edit_score(root: Path) -> str:
+    path = root / "scores.csv"
+    path.write_text(path.read_text().replace(",wrong,", ",correct,", 1))
+    return "scores.csv: sha256 differs"
+
+
+def _edit_manifest(root: Path) -> str:
+    path = root / "SHA256SUMS"
+    lines = path.read_text().splitlines(keepends=True)
+    target = next(i for i, line in enumerate(lines) if line.endswith("  scores.csv\n"))
+    lines[target] = ("0" if lines[target][0] != "0" else "1") + lines[target][1:]
+    path.write_text("".join(lines))
+    return "SHA256SUMS: the entry for scores.csv was changed"
+
+
+def _add_file(root: Path) -> str:
+    (root / "records" / "notes.txt").write_text("added later\n")
+    return "records/notes.txt: extra file"
+
+
+def _remove_file(root: Path) -> str:
+    (root / "records" / "responses.jsonl").unlink()
+    return "records/responses.jsonl: missing"
+
+
+@pytest.mark.parametrize(
+    "tamper", [_edit_csv, _edit_score, _edit_manifest, _add_file, _remove_file]
+)
+def test_tampering_fails_and_names_the_file(copy: Path, tamper: Callable[[Path], str]) -> None:
+    expected = tamper(copy)
+    report = verify_release(copy, rescore=False)
+    assert not report.ok
+    assert any(p.startswith(expected) for p in report.hash_problems), report.problems
+    result = CliRunner().invoke(main, ["verify", str(copy), "--hashes-only"])
+    assert result.exit_code == 1 and expected in result.output and "FAILED" in result.output
+
+
+def test_a_consistent_forgery_is_caught_by_rescoring(copy: Path) -> None:
+    """Rewrite a wrong cell as correct and redo every hash: only rescoring can notice."""
+    cells = copy / "records/cells.jsonl"
+    lines = cells.read_text(encoding="utf-8").splitlines()
+    target = next(i for i, line in enumerate(lines) if '"status":"wrong"' in line)
+    row = json.loads(lines[target])
+    row["status"] = "correct"
+    row["scores"]["L2b_plus"] = True
+    lines[target] = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    cells.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    croissant = json.loads((copy / "croissant.json").read_text())
+    for item in croissant["distribution"]:
+        if item["contentUrl"] == "records/cells.jsonl":
+            item["sha256"] = hashlib.sha256(cells.read_bytes()).hexdigest()
+    (copy / "croissant.json").write_text(json.dumps(croissant, sort_keys=True, indent=2) + "\n")
+    write_sums(copy)
+    report = verify_release(copy)
+    key = row["key"]
+    label = f"cell {key['scenario_id']}/{key['model']}/r/0: rescoring changes status, scores"
+    assert report.hash_problems == ()
+    assert any(p.startswith(label) for p in report.rescore_problems), report.problems
+
+
+def test_rescoring_a_release_twice_is_byte_identical(release: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    summaries = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        scored = runner.invoke(main, ["score", str(release), "--out", str(out)])
+        assert scored.exit_code == 0, scored.output
+        args = ["report", str(out), "--out", str(out / "report"), "--seed", "7",
+                "--resamples", "50", "--title", "Release test"]  # fmt: skip
+        reported = runner.invoke(main, args)
+        assert reported.exit_code == 0, reported.output
+        summaries.append((out / "report" / "summary.json").read_bytes())
+    assert summaries[0] == summaries[1] == (release / "report/summary.json").read_bytes()
+    direct = runner.invoke(main, ["report", str(release), "--out", str(tmp_path / "c"),
+                                  "--seed", "7", "--resamples", "50", "--title", "Release test"])  # fmt: skip
+    assert direct.exit_code == 0, direct.output
+    assert (tmp_path / "c/summary.json").read_bytes() == summaries[0]
+    refused = runner.invoke(main, ["report", str(release)])
+    assert refused.exit_code == 2 and "read-only" in refused.output
+    assert check_sums(release)[1] == []  # nothing above wrote into the release
+
+
+def test_analyze_reads_a_release(release: Path) -> None:
+    result = CliRunner().invoke(main, ["analyze", str(release), "--json", "--resamples", "20"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["n_cells"] == 16
+
+
+def test_reexecution_agrees_with_the_stored_executions(release: Path) -> None:
+    report = verify_release(release, reexecute=True, rescore=False, workers=2)
+    re = report.reexecution
+    assert re is not None and report.ok, report.problems
+    executed = [r for r in read_records(release) if r.execution is not None]
+    assert re.n_cells == len(executed) == 12
+    assert re.l2b_agree == re.value_agree == 12
+    assert sum(c.l2b_now for c in re.cells) == sum(
+        bool(r.scores and r.scores.L2b) for r in executed
+    )

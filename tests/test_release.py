@@ -95,9 +95,10 @@ def test_metadata_files_hold_real_values(release: Path) -> None:
     assert "Cells (scenario x model x language x sample): 16" in sheet
     assert "| reference/prose | r | 4 | 4 | 0 | 0 | 0 |" in sheet
     croissant = json.loads((release / "croissant.json").read_text())
-    sums = dict(
-        reversed(line.split("  ", 1)) for line in (release / "SHA256SUMS").read_text().splitlines()
-    )
+    sums = {}
+    for line in (release / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split("  ", 1)
+        sums[name] = digest
     described = {f["contentUrl"]: f["sha256"] for f in croissant["distribution"]}
     assert described == {k: v for k, v in sums.items() if k != "croissant.json"}
 

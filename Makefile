@@ -19,8 +19,15 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@
 
+# The main job, offline: build the default suite, put the reference panel through it in the
+# sandbox (R and Python), rescore, elicit confidences, and write the report.
 run: setup
+	$(BIN)/causalverify doctor
 	$(BIN)/causalverify build --out $(SUITE_DIR)
+	$(BIN)/causalverify run --suite $(SUITE_DIR) --out $(RUN_DIR)
+	$(BIN)/causalverify score $(RUN_DIR)
+	$(BIN)/causalverify calibrate $(RUN_DIR)
+	$(BIN)/causalverify report $(RUN_DIR)
 
 test: setup lint typecheck unit
 

@@ -65,6 +65,9 @@ def _print(summary: dict[str, Any]) -> None:
     console.print(_disagreement_table(summary))
     for reason, count in summary["reasons"].items():
         console.print(f"  {reason}: {count}")
+    others = summary["published_models_not_compared"]
+    if others:
+        console.print(f"published models not in the run: {', '.join(others)}")
     for side in ("ours", "published"):
         unmatched = summary[f"unmatched_{side}"]
         if unmatched:

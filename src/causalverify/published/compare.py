@@ -63,13 +63,16 @@ class Comparison:
     model_map
         Our model spec -> the published model it was matched with.
     unmatched_ours, unmatched_published
-        ``(scenario_id, model)`` cells present on one side only.
+        ``(scenario_id, model)`` cells present on one side only (for matched models).
+    published_models_not_compared
+        Published models no model of the run was matched with.
     """
 
     cells: pd.DataFrame
     model_map: dict[str, str]
     unmatched_ours: list[tuple[str, str]] = field(default_factory=list)
     unmatched_published: list[tuple[str, str]] = field(default_factory=list)
+    published_models_not_compared: list[str] = field(default_factory=list)
 
     @property
     def disagreements(self) -> pd.DataFrame:
@@ -269,7 +272,8 @@ def compare_frames(
     ]
     table = pd.DataFrame(rows, columns=[*CELL_TABLE_COLUMNS, "published_err", "stderr"])
     table = table.loc[:, list(CELL_TABLE_COLUMNS)].reset_index(drop=True)
-    return Comparison(table, dict(model_map), unmatched_ours, sorted(unmatched_published))
+    others = sorted({str(m) for m in published["model"]} - mapped)
+    return Comparison(table, dict(model_map), unmatched_ours, sorted(unmatched_published), others)
 
 
 def compare_run(
@@ -377,6 +381,7 @@ def summarize(comparison: Comparison) -> dict[str, Any]:
         "disagreements": _records(wrong),
         "unmatched_ours": [list(k) for k in comparison.unmatched_ours],
         "unmatched_published": [list(k) for k in comparison.unmatched_published],
+        "published_models_not_compared": comparison.published_models_not_compared,
     }
 
 

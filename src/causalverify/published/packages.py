@@ -32,7 +32,7 @@ def _strip_r_comments(code: str) -> str:
 
 
 def r_packages(code: str) -> list[str]:
-    """R packages a script loads or calls with ``pkg::``, in order of first use, once each."""
+    """R packages a script loads (in order), then those it calls as ``pkg::``; each once."""
     text = _strip_r_comments(code)
     found = [m.group(1) for m in _R_CALL.finditer(text)]
     found += [m.group(1) for m in _R_NAMESPACE.finditer(text)]

@@ -1,0 +1,362 @@
+"""Ask models the Experiment A prompts: answers, labels, RID answers and S3 judgements.
+
+Every call goes through the same providers as Experiment B (:func:`causalverify.models.
+get_provider` with the response cache). Calls run on a bounded thread pool; the calling thread
+is the only writer of :class:`~causalverify.papers.store.PaperStore` and stores each row as it
+arrives, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from causalverify.errors import SetupError
+from causalverify.papers.prompts import (
+    Arm,
+    Layer,
+    judge_messages,
+    label_messages,
+    messages_sha256,
+    paper_messages,
+)
+from causalverify.papers.records import PaperRecord, default_corpus_path, load_papers
+from causalverify.papers.store import RETRY, Exchange, PaperStore, Table, status_of
+from causalverify.store.records import Message, ModelResponse
+
+if TYPE_CHECKING:
+    from causalverify.models.base import ModelOptions, Provider
+
+ProviderFactory = Callable[[str], "Provider"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One prompt to send: where its answer is stored and which model answers."""
+
+    table: Table
+    key: tuple[str, ...]
+    model: str
+    messages: list[Message]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress report: at the start, after every stored row and at the end."""
+
+    kind: Literal["start", "row", "done"]
+    task: str
+    total: int
+    done: int
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class AskSummary:
+    """What one call of :func:`ask_all` did."""
+
+    task: str
+    total: int
+    skipped: int
+    asked: int
+    requests: int
+    cost_usd: float
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AskSettings:
+    """How to reach the models.
+
+    Parameters
+    ----------
+    workers
+        Calls in flight at the same time.
+    base_url
+        Server URL for API providers.
+    cache_path
+        The response cache (``None``: the user-wide default).
+    max_requests_per_minute
+        Client-side rate limit for API providers.
+    options
+        Generation options (``None``: the defaults).
+    make_provider
+        Overrides provider creation (tests).
+    progress
+        Called with a :class:`Progress` at the start, after each row and at the end.
+    """
+
+    workers: int = 4
+    base_url: str | None = None
+    cache_path: Path | None = None
+    max_requests_per_minute: float | None = None
+    options: ModelOptions | None = None
+    make_provider: ProviderFactory | None = None
+    progress: Callable[[Progress], None] | None = None
+
+
+def default_factory(settings: AskSettings) -> ProviderFactory:
+    """Providers from :func:`causalverify.models.get_provider`, with the response cache."""
+    from causalverify.models import ResponseCache, get_provider
+
+    cache = ResponseCache(settings.cache_path)
+
+    def make(spec: str) -> Provider:
+        return get_provider(
+            spec,
+            base_url=settings.base_url,
+            cache=cache,
+            max_requests_per_minute=settings.max_requests_per_minute,
+        )
+
+    return make
+
+
+def _call(job: Job, provider: Provider, options: ModelOptions) -> tuple[Job, Exchange]:
+    response: ModelResponse = provider.complete(job.messages, options=options, context=None)
+    exchange = Exchange(
+        prompt=job.messages,
+        prompt_sha256=messages_sha256(job.messages),
+        response=response,
+        status=status_of(response),
+    )
+    return job, exchange
+
+
+def ask_all(
+    store: PaperStore, jobs: Sequence[Job], *, task: str, settings: AskSettings
+) -> AskSummary:
+    """Ask every job not yet answered (or answered with an API error) and store the answers.
+
+    Raises
+    ------
+    ProviderError, SetupError
+        If a provider cannot be created or fails for good; rows stored so far are kept.
+    """
+    from causalverify.models.base import ModelOptions
+
+    options = settings.options or ModelOptions()
+    statuses = {t: store.statuses(t) for t in {j.table for j in jobs}}
+    todo = [j for j in jobs if statuses[j.table].get(j.key, "api_error") in RETRY]
+    counts: Counter[str] = Counter(
+        statuses[j.table][j.key] for j in jobs if statuses[j.table].get(j.key) not in (None, *RETRY)
+    )
+    skipped = len(jobs) - len(todo)
+    emit = _emitter(settings, task, len(jobs))
+    emit("start", skipped, counts)
+    factory = settings.make_provider or (default_factory(settings) if todo else None)
+    providers: dict[str, Provider] = {}
+    requests, cost, asked = 0, 0.0, 0
+    with ThreadPoolExecutor(settings.workers, "cv-papers") as pool:
+        in_flight: set[Future[tuple[Job, Exchange]]] = set()
+        pending = list(reversed(todo))
+        while pending or in_flight:
+            while pending and len(in_flight) < 2 * settings.workers:
+                job = pending.pop()
+                if job.model not in providers and factory is not None:
+                    providers[job.model] = factory(job.model)
+                in_flight.add(pool.submit(_call, job, providers[job.model], options))
+            finished, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=lambda f: f.result()[0].key):
+                job, exchange = future.result()
+                store.put(job.table, job.key, exchange)
+                asked += 1
+                counts[exchange.status] += 1
+                fresh = not exchange.response.cached and exchange.response.error is None
+                requests += int(fresh and not job.model.startswith("reference/"))
+                cost += exchange.response.cost_usd if fresh else 0.0
+                emit("row", skipped + asked, counts)
+    for provider in providers.values():
+        closer = getattr(provider, "close", None)
+        if callable(closer):
+            closer()
+    emit("done", skipped + asked, counts)
+    return AskSummary(task, len(jobs), skipped, asked, requests, cost, dict(sorted(counts.items())))
+
+
+def _emitter(
+    settings: AskSettings, task: str, total: int
+) -> Callable[[Any, int, Counter[str]], None]:
+    def emit(kind: Any, done: int, counts: Counter[str]) -> None:
+        if settings.progress is not None:
+            settings.progress(Progress(kind, task, total, done, dict(sorted(counts.items()))))
+
+    return emit
+
+
+def corpus_for(store: PaperStore, corpus: Path | None = None) -> tuple[PaperRecord, ...]:
+    """The corpus of a store: ``corpus`` (recorded on first use) or the recorded/shipped one."""
+    meta = store.meta()
+    if corpus is not None:
+        papers = load_papers(corpus, min_papers=1, min_per_family=0)
+        digest = _sha(corpus)
+        if meta.get("corpus_sha256") not in (None, digest):
+            raise SetupError(f"{corpus} is not the corpus this run used (its SHA-256 differs)")
+        store.set_meta({"corpus_path": str(corpus), "corpus_sha256": digest})
+        return papers
+    recorded = meta.get("corpus_path")
+    path = Path(recorded) if recorded else default_corpus_path()
+    papers = load_papers(path, min_papers=1, min_per_family=0) if recorded else load_papers()
+    store.set_meta({"corpus_sha256": meta.get("corpus_sha256", _sha(path))})
+    return papers
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _add_models(store: PaperStore, key: str, models: Sequence[str]) -> None:
+    previous = store.meta().get(key, [])
+    store.set_meta({key: [*previous, *(m for m in models if m not in previous)]})
+
+
+def run_papers(
+    run_dir: Path,
+    *,
+    models: Sequence[str],
+    arm: Arm = "standard",
+    paper_ids: Sequence[str] | None = None,
+    corpus: Path | None = None,
+    settings: AskSettings | None = None,
+) -> AskSummary:
+    """Ask each model for an analysis plan of each paper (resumable).
+
+    Parameters
+    ----------
+    run_dir
+        The run folder; ``papers.sqlite`` is created in it.
+    models
+        Provider specs.
+    arm
+        ``"standard"`` (seven sections) or ``"rid"`` (pre-commitment).
+    paper_ids
+        A subset of paper ids (default: the whole corpus).
+    corpus
+        A JSONL corpus (default: the shipped one).
+    settings
+        How to reach the models.
+    """
+    with PaperStore.open(run_dir, create=True) as store:
+        papers = _select(corpus_for(store, corpus), paper_ids)
+        _add_models(store, "models" if arm == "standard" else "rid_models", models)
+        jobs = [
+            Job("answers", (p.id, m, arm), m, paper_messages(p, arm=arm))
+            for m in models
+            for p in papers
+        ]
+        return ask_all(store, jobs, task=f"papers ({arm})", settings=settings or AskSettings())
+
+
+def _select(papers: Sequence[PaperRecord], ids: Sequence[str] | None) -> list[PaperRecord]:
+    if ids is None:
+        return list(papers)
+    by_id = {p.id: p for p in papers}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        raise SetupError(f"unknown paper ids: {', '.join(unknown)}")
+    return [by_id[i] for i in ids]
+
+
+def labeller_pool(
+    labellers: Sequence[str], evaluated: Sequence[str], *, exclude_evaluated: bool
+) -> list[str]:
+    """The labellers to ask; with ``exclude_evaluated`` the evaluated models are left out.
+
+    Raises
+    ------
+    SetupError
+        If no labeller is left, or a labeller is named twice.
+    """
+    if len(set(labellers)) != len(labellers):
+        raise SetupError("a labeller is named twice in --labellers")
+    pool = [m for m in labellers if not (exclude_evaluated and m in evaluated)]
+    if not pool:
+        raise SetupError(
+            "no labeller left after leaving out the evaluated models; name other labellers"
+        )
+    return pool
+
+
+def run_labels(
+    run_dir: Path,
+    *,
+    labellers: Sequence[str],
+    exclude_evaluated: bool = False,
+    corpus: Path | None = None,
+    settings: AskSettings | None = None,
+) -> tuple[list[str], AskSummary]:
+    """Ask each labeller for every paper's method family and direction (strict JSON).
+
+    Returns
+    -------
+    tuple
+        The labeller pool actually used (recorded as the run's labellers) and the summary.
+    """
+    with PaperStore.open(run_dir, create=True) as store:
+        papers = corpus_for(store, corpus)
+        evaluated = [*store.meta().get("models", []), *store.meta().get("rid_models", [])]
+        pool = labeller_pool(labellers, evaluated, exclude_evaluated=exclude_evaluated)
+        store.set_meta({"labellers": pool, "labellers_exclude_evaluated": exclude_evaluated})
+        jobs = [Job("votes", (p.id, m), m, label_messages(p)) for m in pool for p in papers]
+        return pool, ask_all(store, jobs, task="labels", settings=settings or AskSettings())
+
+
+def run_judge(run_dir: Path, *, judge: str, settings: AskSettings | None = None) -> AskSummary:
+    """Ask ``judge`` for the one-word method and direction of every stored answer (S3)."""
+    layers: tuple[Layer, ...] = ("method", "direction")
+    with PaperStore.open(run_dir) as store:
+        store.set_meta({"judge": judge})
+        jobs = [
+            Job("judgements", (*key, layer, judge), judge, judge_messages(ex.text, layer))
+            for key, ex in store.rows("answers")
+            if ex.status == "ok"
+            for layer in layers
+        ]
+        return ask_all(store, jobs, task="judge", settings=settings or AskSettings())
+
+
+def rid_subset(paper_ids: Sequence[str], *, n: int, seed: int) -> list[str]:
+    """A seeded subset of ``n`` paper ids (all of them when ``n`` is larger), in corpus order."""
+    if n >= len(paper_ids):
+        return list(paper_ids)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    chosen = set(rng.choice(len(paper_ids), size=n, replace=False).tolist())
+    return [pid for i, pid in enumerate(paper_ids) if i in chosen]
+
+
+def run_rid(
+    run_dir: Path,
+    *,
+    models: Sequence[str],
+    n: int,
+    seed: int,
+    corpus: Path | None = None,
+    settings: AskSettings | None = None,
+) -> tuple[list[str], list[AskSummary]]:
+    """The RID ablation: both arms for a seeded subset of papers per model.
+
+    The standard-arm answers already stored are reused; only missing ones are asked.
+
+    Returns
+    -------
+    tuple
+        The subset of paper ids and the summaries of the two arms.
+    """
+    with PaperStore.open(run_dir, create=True) as store:
+        ids = [p.id for p in corpus_for(store, corpus)]
+        subset = rid_subset(ids, n=n, seed=seed)
+        store.set_meta({"rid": {"n": n, "seed": seed, "papers": subset}})
+    summaries = [
+        run_papers(
+            run_dir, models=models, arm=arm, paper_ids=subset, corpus=corpus, settings=settings
+        )
+        for arm in ("standard", "rid")
+    ]
+    return subset, summaries

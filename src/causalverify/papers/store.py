@@ -84,6 +84,7 @@ class PaperStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, timeout=30.0)
             conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL stays consistent; no fsync per row
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             for table, keys in KEYS.items():
                 cols = ", ".join(f"{k} TEXT NOT NULL" for k in keys)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -227,3 +228,14 @@ def test_cli_exec_unsafe_needs_environment_variable(
     )
     assert result.exit_code != 0
     assert "CAUSALVERIFY_ALLOW_UNSAFE" in result.output
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="uid slots are used only when running as root")
+def test_uid_slots_are_exclusive_and_released() -> None:
+    from causalverify.sandbox._uidslot import BASE_UID, UidSlot
+
+    with UidSlot() as a, UidSlot() as b:
+        assert a.uid != b.uid and min(a.uid, b.uid) >= BASE_UID
+        held = {a.uid, b.uid}
+    with UidSlot() as c:
+        assert c.uid <= max(held)  # the lowest free slot: released ones are handed out again

@@ -98,7 +98,7 @@ def test_every_reason_and_grouping_by_model() -> None:
     # values are compared only where both sides executed
     assert (one["value"]["agree"], one["value"]["n"]) == (3, 3)
     assert summary["reasons"]["execution differs"] == 1
-    detail = comparison.cells.loc[2, "detail"]
+    detail = str(comparison.cells.loc[2, "detail"])
     assert "exec_error (Error: boom)" in detail
 
 

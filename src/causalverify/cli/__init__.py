@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "causalverify.cli.calibrate:calibrate",
     "freeze": "causalverify.cli.freeze:freeze",
     "verify": "causalverify.cli.verify:verify",
+    "papers": "causalverify.cli.papers:papers",
     "prompt": "causalverify.cli.prompt:prompt",
 }
 

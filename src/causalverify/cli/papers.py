@@ -1,0 +1,312 @@
+"""``causalverify papers``: Experiment A (real-paper text agreement) and the RID ablation."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from causalverify.cli._common import friendly_errors
+
+_RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+_CORPUS = click.option(
+    "--corpus",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A JSONL paper corpus (default: the shipped one).",
+)
+
+
+def _models(value: str) -> list[str]:
+    models = [m.strip() for m in value.split(",") if m.strip()]
+    if not models:
+        raise click.BadParameter("name at least one model")
+    return models
+
+
+def _access(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--workers", type=click.IntRange(min=1), default=4, show_default=True),
+            click.option("--base-url", default=None, help="Server URL for API providers."),
+            click.option(
+                "--cache",
+                "cache_path",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help="Response cache file (default: the user-wide cache).",
+            ),
+            click.option("--max-rpm", type=float, default=None, help="Requests per minute cap."),
+            click.option("--quiet", is_flag=True, help="No progress bar."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@contextmanager
+def _settings(
+    workers: int, base_url: str | None, cache_path: Path | None, max_rpm: float | None, quiet: bool
+) -> Iterator[Any]:
+    from causalverify.papers.run import AskSettings, Progress
+
+    if quiet:
+        yield AskSettings(
+            workers=workers,
+            base_url=base_url,
+            cache_path=cache_path,
+            max_requests_per_minute=max_rpm,
+        )
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    bar = Bar(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=Console(stderr=True),
+    )
+    tasks: dict[str, Any] = {}
+
+    def callback(event: Progress) -> None:
+        counts = " ".join(f"{k}={v}" for k, v in event.counts.items())
+        if event.task not in tasks:
+            tasks[event.task] = bar.add_task(event.task, total=event.total, counts=counts)
+        bar.update(tasks[event.task], completed=event.done, counts=counts)
+
+    with bar:
+        yield AskSettings(
+            workers=workers,
+            base_url=base_url,
+            cache_path=cache_path,
+            max_requests_per_minute=max_rpm,
+            progress=callback,
+        )
+
+
+def _echo_summary(summary: Any) -> None:
+    counts = ", ".join(f"{k} {v}" for k, v in summary.counts.items()) or "nothing"
+    click.echo(
+        f"{summary.task}: {summary.total} prompts, {summary.skipped} already stored, "
+        f"{summary.asked} asked ({summary.requests} API requests, ${summary.cost_usd:.4f}); {counts}"
+    )
+
+
+@click.group("papers")
+def papers() -> None:
+    """Experiment A: ask models about real published papers and score L3 (method) and L4
+    (direction) against consensus labels; the RID pre-commitment ablation."""
+
+
+@papers.command("validate")
+@_CORPUS
+@friendly_errors
+def validate(corpus: Path | None) -> None:
+    """Check a paper corpus (schema, design names in the text, coverage)."""
+    from collections import Counter
+
+    from causalverify.papers.records import load_papers
+
+    records = load_papers(corpus)
+    counts = Counter(r.reference.method if r.reference else "unlabelled" for r in records)
+    click.echo(
+        f"{len(records)} papers OK: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    )
+
+
+@papers.command("run")
+@_RUN_DIR
+@click.option("--models", required=True, help="Comma-separated provider specs.")
+@_CORPUS
+@_access
+@friendly_errors
+def run(run_dir: Path, models: str, corpus: Path | None, **access: Any) -> None:
+    """Ask each model for a seven-section analysis plan of every paper (resumable)."""
+    from causalverify.papers.run import run_papers
+
+    with _settings(**access) as settings:
+        summary = run_papers(run_dir, models=_models(models), corpus=corpus, settings=settings)
+    _echo_summary(summary)
+
+
+@papers.command("label")
+@_RUN_DIR
+@click.option("--labellers", required=True, help="Comma-separated labeller provider specs.")
+@click.option(
+    "--exclude-evaluated", is_flag=True, help="Leave models evaluated in this run out of the pool."
+)
+@_CORPUS
+@_access
+@friendly_errors
+def label(
+    run_dir: Path, labellers: str, exclude_evaluated: bool, corpus: Path | None, **access: Any
+) -> None:
+    """Consensus labels: each labeller gives a strict-JSON method family and direction."""
+    from causalverify.papers.analysis import label_frame, level_counts, load_results
+    from causalverify.papers.run import run_labels
+
+    with _settings(**access) as settings:
+        pool, summary = run_labels(
+            run_dir,
+            labellers=_models(labellers),
+            exclude_evaluated=exclude_evaluated,
+            corpus=corpus,
+            settings=settings,
+        )
+    _echo_summary(summary)
+    click.echo(f"labeller pool: {', '.join(pool)}")
+    results = load_results(run_dir)
+    if results is not None:
+        for layer, counts in level_counts(label_frame(results)[0]).items():
+            levels = ", ".join(
+                f"{k} {v}" for k, v in counts.items() if k not in ("papers", "scoreable")
+            )
+            click.echo(f"{layer}: {counts['scoreable']}/{counts['papers']} scoreable ({levels})")
+
+
+@papers.command("judge")
+@_RUN_DIR
+@click.option("--judge", "judge_model", required=True, help="Provider spec of the S3 judge.")
+@_access
+@friendly_errors
+def judge(run_dir: Path, judge_model: str, **access: Any) -> None:
+    """Scorer S3: ask a judge model for the one-word method and direction of every answer."""
+    from causalverify.papers.run import run_judge
+
+    with _settings(**access) as settings:
+        _echo_summary(run_judge(run_dir, judge=judge_model, settings=settings))
+
+
+@papers.command("rid")
+@_RUN_DIR
+@click.option("--models", required=True, help="Comma-separated provider specs.")
+@click.option("--n", "n", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--seed", type=int, required=True, help="Seed of the paper subset.")
+@_CORPUS
+@_access
+@friendly_errors
+def rid(run_dir: Path, models: str, n: int, seed: int, corpus: Path | None, **access: Any) -> None:
+    """RID ablation: rerun a seeded subset with the pre-commitment prompt; exact McNemar."""
+    from causalverify.papers.run import run_rid
+    from causalverify.papers.summary import experiment_a_summary
+
+    with _settings(**access) as settings:
+        subset, summaries = run_rid(
+            run_dir, models=_models(models), n=n, seed=seed, corpus=corpus, settings=settings
+        )
+    for summary in summaries:
+        _echo_summary(summary)
+    click.echo(f"papers: {', '.join(subset)}")
+    result = experiment_a_summary(run_dir) or {}
+    for model, entry in (result.get("rid") or {}).get("models", {}).items():
+        for layer, row in entry.items():
+            click.echo(
+                f"{model} {layer}: standard {row['standard']}/{row['n']}, RID {row['rid']}/{row['n']}"
+                f" (b={row['b']}, c={row['c']}, exact McNemar p={row['p_mcnemar']:.3g})"
+            )
+
+
+@papers.command("show")
+@_RUN_DIR
+@click.option("--json", "as_json", is_flag=True, help="Print the whole summary as JSON.")
+@friendly_errors
+def show(run_dir: Path, as_json: bool) -> None:
+    """Print L3/L4 per model and scorer, and how much L4 moves across scorers."""
+    from causalverify.errors import StoreError
+    from causalverify.papers.summary import experiment_a_summary
+
+    summary = experiment_a_summary(run_dir)
+    if summary is None:
+        raise StoreError(f"no Experiment A answers in {run_dir}: run `causalverify papers run`")
+    if as_json:
+        from causalverify.analysis import dumps_summary
+
+        click.echo(dumps_summary(summary), nl=False)
+        return
+    click.echo(f"labels: {summary['label_source']}; headline scorer {summary['scorer']}")
+    for model, by_scorer in summary["layers"].items():
+        cells = "  ".join(
+            f"{s}: L3 {_rate(v['L3'])} L4 {_rate(v['L4'])}" for s, v in by_scorer.items()
+        )
+        spread = summary["instability"].get(model, {}).get("range", math.nan)
+        click.echo(f"{model}  {cells}  L4 range {spread:.2f}")
+
+
+def _rate(entry: dict[str, Any]) -> str:
+    return f"{entry['k']}/{entry['n']}"
+
+
+@papers.group("audit")
+def audit() -> None:
+    """Human audit of the consensus labels."""
+
+
+@audit.command("export")
+@_RUN_DIR
+@click.option("--n", "n", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--seed", type=int, required=True, help="Seed of the draw.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@friendly_errors
+def audit_export(run_dir: Path, n: int, seed: int, out: Path) -> None:
+    """Write a blinded labelling sheet (CSV), stratified by method agreement level."""
+    from causalverify.papers.analysis import label_frame
+    from causalverify.papers.audit import audit_sheet
+
+    results = _results(run_dir)
+    labels, _ = label_frame(results)
+    sheet = audit_sheet(labels, results.papers, n=n, seed=seed)
+    sheet.to_csv(out, index=False, lineterminator="\n")
+    click.echo(f"wrote {len(sheet)} papers to {out}; fill in human_method and human_direction")
+
+
+@audit.command("import")
+@_RUN_DIR
+@click.argument("sheet", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@friendly_errors
+def audit_import(run_dir: Path, sheet: Path, as_json: bool) -> None:
+    """Report agreement and Cohen's kappa of SHEET with the labels, overall and by level."""
+    import pandas as pd
+
+    from causalverify.papers.analysis import label_frame
+    from causalverify.papers.audit import audit_agreement
+
+    frame = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+    labels, source = label_frame(_results(run_dir))
+    result = audit_agreement(frame, labels)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, sort_keys=True, default=_nan))
+        return
+    click.echo(f"labels compared: {source}")
+    for layer, entry in result.items():
+        click.echo(f"{layer}: {_agree(entry['overall'])} ({entry['skipped']} rows left out)")
+        for level, row in entry["by_level"].items():
+            click.echo(f"  {level}: {_agree(row)}")
+
+
+def _nan(value: Any) -> Any:
+    return None
+
+
+def _agree(row: dict[str, Any]) -> str:
+    kappa = "-" if math.isnan(row["kappa"]) else f"{row['kappa']:.3f}"
+    return f"agreement {row['agree']}/{row['n']}, Cohen's kappa {kappa}"
+
+
+def _results(run_dir: Path) -> Any:
+    from causalverify.errors import StoreError
+    from causalverify.papers.analysis import load_results
+
+    results = load_results(run_dir)
+    if results is None:
+        raise StoreError(f"no Experiment A results in {run_dir}: run `causalverify papers run`")
+    return results

@@ -239,3 +239,12 @@ def test_uid_slots_are_exclusive_and_released() -> None:
         held = {a.uid, b.uid}
     with UidSlot() as c:
         assert c.uid <= max(held)  # the lowest free slot: released ones are handed out again
+
+
+def test_policy_describes_isolation_as_json(sandbox: Sandbox) -> None:
+    policy = sandbox.policy()  # type: ignore[attr-defined]
+    data = json.loads(json.dumps(policy))
+    assert data["kind"] == "bubblewrap"
+    assert {"mount", "pid", "net"} <= set(data["namespaces"])
+    assert "OPENAI_API_KEY" not in data["environment"]
+    assert data["default_limits"]["max_processes"] == Limits().max_processes

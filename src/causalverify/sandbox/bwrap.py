@@ -30,6 +30,7 @@ import signal
 import subprocess
 import time
 from contextlib import ExitStack
+from dataclasses import asdict
 from pathlib import Path, PurePosixPath
 
 from causalverify.errors import SandboxUnavailableError
@@ -129,6 +130,22 @@ class BwrapSandbox:
                 "unprivileged uid: apt-get install util-linux"
             )
         self._prefix = self._static_args()
+
+    def policy(self) -> dict[str, object]:
+        """A JSON-able description of the isolation, for a run's metadata."""
+        return {
+            "kind": "bubblewrap",
+            "namespaces": ["mount", "pid", "net", "ipc", "uts"]
+            + ([] if self._as_root else ["user"]),
+            "identity": "per-run host uid via setpriv" if self._as_root else "user namespace",
+            "read_only": list(self.toolchain.ro_binds),
+            "scratch": SCRATCH,
+            "scratch_mb": self.scratch_mb,
+            "environment": sandbox_env(self.toolchain),
+            "default_limits": asdict(self.limits),
+            "r_command": "Rscript --vanilla",
+            "python": self.toolchain.python,
+        }
 
     def _identity_args(self) -> list[str]:
         if self._as_root:

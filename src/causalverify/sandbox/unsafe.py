@@ -16,6 +16,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from causalverify.families import Language
@@ -36,6 +37,15 @@ class UnsafeSandbox:
     def __init__(self, *, limits: Limits | None = None) -> None:
         self.toolchain = discover()
         self.limits = limits or Limits()
+
+    def policy(self) -> dict[str, object]:
+        """A JSON-able description (no isolation), for a run's metadata."""
+        return {
+            "kind": "unsafe-subprocess",
+            "namespaces": [],
+            "environment": sandbox_env(self.toolchain),
+            "default_limits": asdict(self.limits),
+        }
 
     def run(
         self, code: str, language: Language, files: Files, limits: Limits | None = None

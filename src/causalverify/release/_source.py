@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -116,11 +116,13 @@ def open_cells_source(path: Path) -> CellsSource:
     return RunStore.open(path)
 
 
-def unfreeze(release: Path, run_dir: Path) -> Path:
+def unfreeze(release: Path, run_dir: Path, *, records: Iterable[CellRecord] | None = None) -> Path:
     """Load a release into a new run store, so every run-folder command works on it.
 
     The run metadata is restored with ``suite_path`` pointing at the release's suite, the cells
     are written in store order and extra tables (calibration, Experiment A) are recreated.
+    ``records``, when given, are written instead of the release's cells (``verify`` passes the
+    rescored cells).
 
     Returns
     -------
@@ -139,7 +141,7 @@ def unfreeze(release: Path, run_dir: Path) -> Path:
         meta = source.meta()
         meta["suite_path"] = str((source.root / SUITE_DIR).resolve())
         store.set_meta(meta)
-        for record in source.iter_cells():
+        for record in source.iter_cells() if records is None else records:
             store.put_cell(record)
     tables = source.index.get("tables", {})
     if tables:

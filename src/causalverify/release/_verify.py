@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from causalverify.errors import CausalVerifyError
+from causalverify.errors import CausalVerifyError, StoreError
 from causalverify.release._hashes import check_sums, digest_of
 from causalverify.release._layout import (
     PROMPTS_FILE,
+    RELEASE_FILE,
     REPORT_DIR,
     REPORT_TEXT_FILES,
     SCORES_FILE,
+    SUMS_FILE,
     dumps_line,
 )
 from causalverify.release._records import read_prompts, read_records
 from causalverify.release._reexecute import ReexecutionReport, reexecute_cells
-from causalverify.release._source import read_release_index, run_dir_for
+from causalverify.release._source import read_release_index, unfreeze
 from causalverify.store.records import CellRecord
 
 
@@ -90,25 +93,33 @@ def verify_release(
     Raises
     ------
     StoreError
-        If ``release`` is not a release folder (no readable ``release.json``).
+        If ``release`` has neither ``release.json`` nor ``SHA256SUMS`` (a damaged
+        ``release.json`` is reported as a problem instead).
     SandboxUnavailableError
         If ``reexecute`` is set and the sandbox cannot run.
     """
     release = Path(release)
-    index = read_release_index(release)
+    if not (release / RELEASE_FILE).exists() and not (release / SUMS_FILE).exists():
+        raise StoreError(
+            f"{release} is not a release: it has neither {RELEASE_FILE} nor {SUMS_FILE}"
+        )
     n_files, hash_problems = check_sums(release)
     digest = digest_of(release)
     if expected_digest is not None and digest != expected_digest.strip().lower():
         hash_problems.append(f"SHA256SUMS: digest {digest} is not the expected {expected_digest}")
     problems: list[str] = []
     records: list[CellRecord] = []
+    index: dict[str, Any] = {}
     try:
+        index = read_release_index(release)
         problems += _check_prompts(release)
         records = read_records(release)
         if rescore:
             problems += _check_rescoring(release, index, records)
     except CausalVerifyError as exc:
         problems.append(str(exc))
+    except (KeyError, TypeError, ValueError) as exc:
+        problems.append(f"{RELEASE_FILE}: cannot rescore with the recorded settings ({exc!r})")
     reexecution = None
     if reexecute and records:
         reexecution = reexecute_cells(release, records, index.get("run", {}), workers=workers)
@@ -139,24 +150,28 @@ def _check_prompts(release: Path) -> list[str]:
 def _check_rescoring(
     release: Path, index: dict[str, Any], records: Sequence[CellRecord]
 ) -> list[str]:
-    """Unfreeze into a scratch run, rescore it as ``causalverify score`` does, rebuild the report
-    as ``causalverify report`` does, and compare cells and files with the frozen ones."""
+    """Rescore every cell as ``causalverify score`` does, rebuild the report from a scratch run
+    store as ``causalverify report`` does, and compare cells and files with the frozen ones."""
     from causalverify.report import write_report
-    from causalverify.scoring._run import score_run
-    from causalverify.store import RunStore
+    from causalverify.scoring import rescore
+    from causalverify.scoring._run import write_scores_csv
+    from causalverify.store import cells_frame
 
     meta = dict(index.get("run", {}))
     settings = index.get("report", {})
-    with run_dir_for(release) as run_dir:
-        score_run(
-            run_dir,
+    rescored = [
+        rescore(
+            record,
             profile=meta.get("profile", "default"),
             tolerance=float(meta.get("tolerance", 0.5)),
             extractor=meta.get("extractor", "deterministic"),
         )
-        with RunStore.open(run_dir) as store:
-            rescored = list(store.iter_cells())
-        problems = _compare_cells(records, rescored)
+        for record in records
+    ]
+    problems = _compare_cells(records, rescored)
+    with tempfile.TemporaryDirectory(prefix="cv-verify-") as tmp:
+        run_dir = unfreeze(release, Path(tmp) / "run", records=rescored)
+        write_scores_csv(cells_frame(rescored), run_dir / SCORES_FILE)
         write_report(
             run_dir,
             run_dir / REPORT_DIR,

@@ -158,6 +158,9 @@ def _limit_check(
 
 
 def _limit_checks(sandbox: Sandbox) -> list[Check]:
+    # Wall-clock allowances are generous on purpose: on a loaded machine a 1 s CPU budget can take
+    # many seconds of wall time, and a self-test that fails for lack of CPU would refuse a healthy
+    # sandbox. A limit that does not hold still fails: the status would be timeout, not cpu_limit.
     fork = (
         "import os, time\nn = 0\ntry:\n    for _ in range(40):\n        if os.fork() == 0:\n"
         "            time.sleep(5); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
@@ -168,7 +171,7 @@ def _limit_checks(sandbox: Sandbox) -> list[Check]:
             sandbox,
             "CPU",
             "while True: pass\n",
-            Limits(cpu_seconds=1, wall_seconds=15),
+            Limits(cpu_seconds=1, wall_seconds=120),
             lambda r: r.status == "cpu_limit",
         ),
         _limit_check(
@@ -182,14 +185,14 @@ def _limit_checks(sandbox: Sandbox) -> list[Check]:
             sandbox,
             "processes",
             fork,
-            Limits(max_processes=8, wall_seconds=20),
+            Limits(max_processes=8, wall_seconds=60),
             lambda r: r.status == "ok" and r.stdout.strip().isdigit() and int(r.stdout) < 10,
         ),
         _limit_check(
             sandbox,
             "output",
             "import sys\nwhile True: sys.stdout.write('x' * 65536)\n",
-            Limits(max_output_bytes=100_000, wall_seconds=15),
+            Limits(max_output_bytes=100_000, wall_seconds=60),
             lambda r: (
                 r.status == "output_limit" and r.stdout_truncated and len(r.stdout) <= 100_000
             ),
@@ -199,7 +202,7 @@ def _limit_checks(sandbox: Sandbox) -> list[Check]:
             "wall clock",
             "import time\ntime.sleep(60)\n",
             Limits(wall_seconds=0.5),
-            lambda r: r.status == "timeout" and r.wall_seconds < 5,
+            lambda r: r.status == "timeout" and r.wall_seconds < 30,
         ),
     ]
 

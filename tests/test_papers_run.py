@@ -216,3 +216,29 @@ def test_cli_papers_commands(tmp_path: Path, corpus: Path) -> None:
     assert result.exit_code == 0 and "Cohen's kappa" in result.output
     missing = runner.invoke(main, ["papers", "show", str(tmp_path / "nothing")])
     assert missing.exit_code == 1 and "causalverify papers run" in missing.output
+
+
+def test_report_entry_rank_contrast_and_figures(tmp_path: Path, corpus: Path) -> None:
+    from causalverify.report.experiment_a import experiment_a_entry, write_experiment_a_figures
+
+    run_papers(tmp_path, models=MODELS, corpus=corpus)
+    run_rid(tmp_path, models=MODELS, n=4, seed=1)
+    assert experiment_a_entry(tmp_path / "empty", None) is None
+    cells = pd.DataFrame(
+        {
+            "model": [m for m in MODELS for _ in range(4)],
+            "unscoreable": [0] * 12,
+            "L2b_plus": [1, 1, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0],
+        }
+    )
+    entry = experiment_a_entry(tmp_path, cells)
+    assert entry is not None and entry["label_source"] == "reference"
+    contrast = entry["rank_contrast"]
+    assert contrast["models"] == sorted(MODELS)
+    assert contrast["L2b_plus"] == [0.25, 0.75, 0.5]  # naive, textbook, wrong-term
+    figures = write_experiment_a_figures({"experiment_a": entry}, tmp_path / "fig")
+    assert set(figures) == {"experiment_a_scorers", "experiment_a_rid"}
+    first = {k: p.read_bytes() for k, p in figures.items()}
+    again = write_experiment_a_figures({"experiment_a": entry}, tmp_path / "fig")
+    assert {k: p.read_bytes() for k, p in again.items()} == first
+    assert write_experiment_a_figures({}, tmp_path / "none") == {}

@@ -20,6 +20,7 @@ from causalverify.analysis._summary import N_RESAMPLES
 from causalverify.report._figures import write_figures
 from causalverify.report._render import render_html, render_markdown
 from causalverify.report.calibration import calibration_summary, write_calibration_figures
+from causalverify.report.experiment_a import experiment_a_entry, write_experiment_a_figures
 
 DEFAULT_TITLE: Final[str] = "CausalVerify report"
 #: run metadata copied into the summary (values that do not depend on the machine)
@@ -101,12 +102,16 @@ def write_report(
         )
         if calibration is not None:
             summary["calibration"] = calibration
+        experiment_a = experiment_a_entry(Path(source), frame)
+        if experiment_a is not None:  # papers.sqlite beside the run store
+            summary["experiment_a"] = experiment_a
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_text(out_dir / "summary.json", dumps_summary(summary))
     summary = _reload(out_dir / "summary.json")
     cells.to_csv(out_dir / "cells.csv", index=False, lineterminator="\n")
     figures = write_figures(summary, add_unit(cells, unit), out_dir / "figures")
     figures.update(write_calibration_figures(summary, out_dir / "figures"))
+    figures.update(write_experiment_a_figures(summary, out_dir / "figures"))
     _write_text(out_dir / "leaderboard.md", render_markdown(summary, title))
     index = out_dir / "index.html"
     _write_text(index, render_html(summary, title, figures))

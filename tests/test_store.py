@@ -243,3 +243,38 @@ def test_cells_frame_columns_and_values() -> None:
 def test_cells_frame_empty() -> None:
     frame = cells_frame([])
     assert tuple(frame.columns) == COLUMNS and len(frame) == 0
+
+
+def test_concurrent_creation_and_reading(tmp_path: Path) -> None:
+    """Writers and readers opening a store that is being created never see a half-made file."""
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def writer(i: int) -> None:
+        try:
+            barrier.wait()
+            with RunStore.open(tmp_path / "run", create=True) as store:
+                store.put_cell(make_record(f"s{i:03d}"))
+        except BaseException as exc:  # collected and re-raised below
+            errors.append(exc)
+
+    def reader() -> None:
+        barrier.wait()
+        for _ in range(200):
+            try:
+                with RunStore.open(tmp_path / "run") as store:
+                    store.count_cells()
+            except StoreError as exc:
+                if "no run store" not in str(exc):
+                    errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(6)]
+    threads += [threading.Thread(target=reader) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with RunStore.open(tmp_path / "run") as store:
+        assert store.count_cells() == 6
+    assert sorted(p.name for p in (tmp_path / "run").iterdir() if p.name.startswith(".")) == []

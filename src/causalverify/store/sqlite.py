@@ -16,6 +16,7 @@ committed cell durable even against a power cut; a ``kill -9`` loses at most the
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
@@ -48,6 +49,7 @@ CREATE TABLE IF NOT EXISTS cells (
 """
 
 _ORDER = "ORDER BY scenario_id, model, language, sample"
+_TABLES = frozenset({"meta", "cells", "calibration"})
 
 
 class RunStore:
@@ -87,10 +89,13 @@ class RunStore:
                     f"no run store at {path}; run `causalverify run --out {run_dir}` first"
                 )
             run_dir.mkdir(parents=True, exist_ok=True)
+            _initialise(path)
         try:
             conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
+            (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+            if mode != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
             _ensure_schema(conn)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a readable run store: {exc}") from exc
@@ -223,12 +228,39 @@ class RunStore:
         self.close()
 
 
+def _initialise(path: Path) -> None:
+    """Create an empty store beside ``path`` and move it into place in one step.
+
+    A process that opens the store while another creates it therefore never sees a file
+    without its schema (and never has to write to it just to read it).
+    """
+    staging = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        conn = sqlite3.connect(staging)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            _ensure_schema(conn)
+        finally:
+            conn.close()
+        if not path.exists():
+            os.replace(staging, path)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot create a run store at {path}: {exc}") from exc
+    finally:
+        for leftover in (staging, *(staging.with_name(staging.name + x) for x in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+
+
 def _ensure_schema(conn: sqlite3.Connection) -> None:
+    """Check the schema version and create missing tables (writing only when something is missing)."""
     (version,) = conn.execute("PRAGMA user_version").fetchone()
     if version not in (0, SCHEMA_VERSION):
         raise StoreError(
             f"run store schema version {version} is not supported (expected {SCHEMA_VERSION})"
         )
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if version == SCHEMA_VERSION and tables >= _TABLES:
+        return
     with conn:
         conn.executescript(_SCHEMA + CALIBRATION_SCHEMA)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

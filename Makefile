@@ -4,6 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 RUN_DIR ?= runs/latest
 SUITE_DIR ?= runs/suite
+PANEL := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term,reference/fragile,reference/mute,reference/prose
+LABELLERS := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term
 
 .PHONY: setup system run test lint typecheck unit clean
 
@@ -20,13 +22,17 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	@touch $@
 
 # The main job, offline: build the default suite, put the reference panel through it in the
-# sandbox (R and Python), rescore, elicit confidences, and write the report.
+# sandbox (R and Python), rescore, elicit confidences, run the real-paper arm with its consensus
+# labels and pre-commitment ablation, and write the report.
 run: setup
 	$(BIN)/causalverify doctor
 	$(BIN)/causalverify build --out $(SUITE_DIR)
 	$(BIN)/causalverify run --suite $(SUITE_DIR) --out $(RUN_DIR)
 	$(BIN)/causalverify score $(RUN_DIR)
 	$(BIN)/causalverify calibrate $(RUN_DIR)
+	$(BIN)/causalverify papers run $(RUN_DIR) --models $(PANEL)
+	$(BIN)/causalverify papers label $(RUN_DIR) --labellers $(LABELLERS)
+	$(BIN)/causalverify papers rid $(RUN_DIR) --models $(PANEL) --n 10 --seed 1
 	$(BIN)/causalverify report $(RUN_DIR)
 
 test: setup lint typecheck unit

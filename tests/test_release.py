@@ -1,7 +1,8 @@
 """Frozen releases end to end: run the reference panel in the real sandbox, freeze, verify.
 
-One small run (four agents, R, the smoke suite: 16 cells, 12 of them executed) is frozen once
-per module; every test that changes a release works on its own copy.
+One small run (four agents, R, the smoke suite: 16 cells, 12 of them executed, plus the offline
+calibration arm) is frozen once per module; every test that changes a release works on its own
+copy.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ import pytest
 from click.testing import CliRunner
 
 from causalverify.cli import main
-from causalverify.release import ReportSettings, freeze_run, read_records, verify_release
+from causalverify.release import (
+    ReportSettings,
+    freeze_run,
+    read_records,
+    unfreeze,
+    verify_release,
+)
 from causalverify.release._hashes import check_sums, write_sums
 from causalverify.release._layout import release_files
 from causalverify.runner import RunConfig, run_benchmark
@@ -43,6 +50,9 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cache_path=root / "cache.sqlite",
     )
     run_benchmark(config)
+    args = ["calibrate", str(config.out_dir), "--quiet", "--cache", str(root / "cache.sqlite")]
+    calibrated = CliRunner().invoke(main, args)  # offline confidences: a store table to carry
+    assert calibrated.exit_code == 0, calibrated.output
     return config.out_dir
 
 
@@ -81,6 +91,17 @@ def test_sha256sum_accepts_the_manifest(release: Path) -> None:
         ["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=release, capture_output=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_calibration_rows_travel_with_the_release(release: Path, run_dir: Path) -> None:
+    with RunStore.open(run_dir) as store:
+        stored = list(store.iter_calibration())
+    index = json.loads((release / "release.json").read_text())
+    assert len(stored) == index["tables"]["calibration"]["rows"] == 16
+    assert "calibration" in json.loads((release / "report/summary.json").read_text())
+    with RunStore.open(unfreeze(release, release.parent / "unfrozen")) as store:
+        assert list(store.iter_calibration()) == stored
+        assert list(store.iter_cells()) == read_records(release)
 
 
 def test_metadata_files_hold_real_values(release: Path) -> None:
@@ -143,9 +164,16 @@ def _remove_file(root: Path) -> str:
     return "records/responses.jsonl: missing"
 
 
-@pytest.mark.parametrize(
-    "tamper", [_edit_csv, _edit_score, _edit_manifest, _add_file, _remove_file]
-)
+def _break_index(root: Path) -> str:
+    path = root / "release.json"
+    path.write_text(path.read_text().replace('"tolerance": 0.5', '"tolerance": 5.0'))
+    return "release.json: sha256 differs"
+
+
+TAMPERING = [_edit_csv, _edit_score, _edit_manifest, _add_file, _remove_file, _break_index]
+
+
+@pytest.mark.parametrize("tamper", TAMPERING)
 def test_tampering_fails_and_names_the_file(copy: Path, tamper: Callable[[Path], str]) -> None:
     expected = tamper(copy)
     report = verify_release(copy, rescore=False)

@@ -65,7 +65,7 @@ def release(run_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def copy(release: Path, tmp_path: Path) -> Path:
+def release_copy(release: Path, tmp_path: Path) -> Path:
     target = tmp_path / "release"
     shutil.copytree(release, target)
     return target
@@ -174,18 +174,31 @@ TAMPERING = [_edit_csv, _edit_score, _edit_manifest, _add_file, _remove_file, _b
 
 
 @pytest.mark.parametrize("tamper", TAMPERING)
-def test_tampering_fails_and_names_the_file(copy: Path, tamper: Callable[[Path], str]) -> None:
-    expected = tamper(copy)
-    report = verify_release(copy, rescore=False)
+def test_tampering_fails_and_names_the_file(
+    release_copy: Path, tamper: Callable[[Path], str]
+) -> None:
+    expected = tamper(release_copy)
+    report = verify_release(release_copy, rescore=False)
     assert not report.ok
     assert any(p.startswith(expected) for p in report.hash_problems), report.problems
-    result = CliRunner().invoke(main, ["verify", str(copy), "--hashes-only"])
+    result = CliRunner().invoke(main, ["verify", str(release_copy), "--hashes-only"])
     assert result.exit_code == 1 and expected in result.output and "FAILED" in result.output
 
 
-def test_a_consistent_forgery_is_caught_by_rescoring(copy: Path) -> None:
+def test_the_published_digest_pins_the_release(release: Path) -> None:
+    digest = (release / "SHA256SUMS").read_bytes()
+    expected = hashlib.sha256(digest).hexdigest()
+    runner = CliRunner()
+    good = runner.invoke(main, ["verify", str(release), "--hashes-only", "--digest", expected])
+    assert good.exit_code == 0 and expected in good.output and "verified" in good.output
+    other = "0" * 64
+    bad = runner.invoke(main, ["verify", str(release), "--hashes-only", "--digest", other])
+    assert bad.exit_code == 1 and f"is not the expected {other}" in bad.output
+
+
+def test_a_consistent_forgery_is_caught_by_rescoring(release_copy: Path) -> None:
     """Rewrite a wrong cell as correct and redo every hash: only rescoring can notice."""
-    cells = copy / "records/cells.jsonl"
+    cells = release_copy / "records/cells.jsonl"
     lines = cells.read_text(encoding="utf-8").splitlines()
     target = next(i for i, line in enumerate(lines) if '"status":"wrong"' in line)
     row = json.loads(lines[target])
@@ -193,13 +206,15 @@ def test_a_consistent_forgery_is_caught_by_rescoring(copy: Path) -> None:
     row["scores"]["L2b_plus"] = True
     lines[target] = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     cells.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    croissant = json.loads((copy / "croissant.json").read_text())
+    croissant = json.loads((release_copy / "croissant.json").read_text())
     for item in croissant["distribution"]:
         if item["contentUrl"] == "records/cells.jsonl":
             item["sha256"] = hashlib.sha256(cells.read_bytes()).hexdigest()
-    (copy / "croissant.json").write_text(json.dumps(croissant, sort_keys=True, indent=2) + "\n")
-    write_sums(copy)
-    report = verify_release(copy)
+    (release_copy / "croissant.json").write_text(
+        json.dumps(croissant, sort_keys=True, indent=2) + "\n"
+    )
+    write_sums(release_copy)
+    report = verify_release(release_copy)
     key = row["key"]
     label = f"cell {key['scenario_id']}/{key['model']}/r/0: rescoring changes status, scores"
     assert report.hash_problems == ()

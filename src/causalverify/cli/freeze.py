@@ -84,5 +84,11 @@ def freeze(
         overwrite=overwrite,
     )
     click.echo(f"froze {result.n_cells} cells into {result.path} ({result.n_files} files)")
+    pending = result.statuses.get("api_error", 0)
+    if pending:
+        click.echo(
+            f"note: {pending} cells have no answer (api_error); rerunning `causalverify run` "
+            "on the run folder would complete them before freezing"
+        )
     click.echo(f"release digest (sha256 of SHA256SUMS): {result.digest}")
     click.echo(f"check it with: causalverify verify {result.path}")

@@ -53,12 +53,13 @@ class ReportSettings:
 
 @dataclass(frozen=True)
 class FreezeResult:
-    """A written release: its folder, size and digest (the SHA-256 of ``SHA256SUMS``)."""
+    """A written release: its folder, size, cell statuses and digest (SHA-256 of ``SHA256SUMS``)."""
 
     path: Path
     n_files: int
     n_cells: int
     digest: str
+    statuses: dict[str, int]
 
 
 def freeze_run(
@@ -136,7 +137,8 @@ def freeze_run(
         shutil.rmtree(out_dir) if any(out_dir.iterdir()) else out_dir.rmdir()
     staging.rename(out_dir)
     n_files = len(release_files(out_dir))
-    return FreezeResult(out_dir, n_files, len(records), digest)
+    statuses = dict(sorted(Counter(str(r.status) for r in records).items()))
+    return FreezeResult(out_dir, n_files, len(records), digest, statuses)
 
 
 def _default_report() -> ReportSettings:

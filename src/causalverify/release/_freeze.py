@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +39,7 @@ from causalverify.release._records import write_records
 from causalverify.release._tables import export_tables
 from causalverify.scenarios.model import Scenario
 from causalverify.store.records import CellRecord
+from causalverify.store.sqlite import STORE_FILE
 
 Unit = Literal["model", "model_language"]
 
@@ -104,6 +107,42 @@ def freeze_run(
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     settings = report if report is not None else _default_report()
     _check_out(out_dir, overwrite=overwrite)
+    with tempfile.TemporaryDirectory(prefix="cv-freeze-") as tmp:
+        snapshot = _snapshot(run_dir, Path(tmp) / "run")
+        return _freeze_snapshot(snapshot, out_dir, suite_dir, settings, name, license_id)
+
+
+def _snapshot(run_dir: Path, target: Path) -> Path:
+    """Copy the run store consistently (SQLite backup), so a run still being written, or
+    resumed while we freeze, cannot make the release disagree with itself."""
+    if is_release(run_dir):
+        raise StoreError(f"{run_dir} is already a release; freeze a run folder")
+    source_path = run_dir / STORE_FILE
+    if not source_path.is_file():
+        raise StoreError(
+            f"no run store at {source_path}; run `causalverify run --out {run_dir}` first"
+        )
+    target.mkdir(parents=True)
+    source = sqlite3.connect(f"{source_path.resolve().as_uri()}?mode=ro", uri=True)
+    copy = sqlite3.connect(target / STORE_FILE)
+    try:
+        source.backup(copy)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{source_path} is not a readable run store: {exc}") from exc
+    finally:
+        copy.close()
+        source.close()
+    return target
+
+
+def _freeze_snapshot(
+    run_dir: Path,
+    out_dir: Path,
+    suite_dir: Path | None,
+    settings: ReportSettings,
+    name: str,
+    license_id: str,
+) -> FreezeResult:
     meta, records = _read_run(run_dir)
     suite = _find_suite(meta, suite_dir, records)
     staging = out_dir.with_name(out_dir.name + ".partial")
@@ -113,7 +152,7 @@ def freeze_run(
     try:
         _copy_suite(suite.root, staging / SUITE_DIR)
         write_records(staging, records, limits=meta.get("limits"))
-        tables = export_tables(run_dir / "run.sqlite", staging)
+        tables = export_tables(run_dir / STORE_FILE, staging)
         frame = _write_tables(staging, records, suite.scenarios)
         _write_report(staging, run_dir, frozen_meta, settings)
         index = _index(frozen_meta, records, settings, tables, name, license_id)
@@ -163,8 +202,6 @@ def _check_out(out_dir: Path, *, overwrite: bool) -> None:
 def _read_run(run_dir: Path) -> tuple[dict[str, Any], list[CellRecord]]:
     from causalverify.store import RunStore
 
-    if is_release(run_dir):
-        raise StoreError(f"{run_dir} is already a release; freeze a run folder")
     with RunStore.open(run_dir) as store:
         meta, records = store.meta(), list(store.iter_cells())
     if not records:

@@ -25,9 +25,8 @@ from causalverify.release import VerifyReport
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Cells re-executed at the same time.",
+    default=None,
+    help="Cells re-executed at the same time [default: the CPUs available].",
 )
 @click.option(
     "--digest",
@@ -36,16 +35,17 @@ from causalverify.release import VerifyReport
 )
 @friendly_errors
 def verify(
-    release_dir: Path, reexecute: bool, hashes_only: bool, workers: int, digest: str | None
+    release_dir: Path, reexecute: bool, hashes_only: bool, workers: int | None, digest: str | None
 ) -> None:
     """Check every hash of RELEASE_DIR and rescore it; exit 1 if anything differs."""
     from causalverify.release import verify_release
+    from causalverify.runner import default_workers
 
     report = verify_release(
         release_dir,
         reexecute=reexecute,
         rescore=not hashes_only,
-        workers=workers,
+        workers=default_workers() if workers is None else workers,
         expected_digest=digest,
     )
     _print(report)

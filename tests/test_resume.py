@@ -34,7 +34,9 @@ def _kill_after(command: list[str], run_dir: Path, cells: int, timeout: float = 
     deadline = time.monotonic() + timeout
     try:
         while _count(run_dir) < cells:
-            assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr}"
+            if proc.poll() is not None:
+                stderr = proc.stderr.read() if proc.stderr is not None else b""
+                raise AssertionError(f"the run ended before it was killed: {stderr.decode()}")
             assert time.monotonic() < deadline, "the run made no progress"
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)

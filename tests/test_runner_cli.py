@@ -31,10 +31,23 @@ def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
     assert result.exit_code == 2
 
 
-def test_existing_suite_is_reused(tmp_path: Path) -> None:
-    (tmp_path / "suite").mkdir()
-    (tmp_path / "suite" / "suite.json").write_text("{}\n")
-    assert ensure_suite("default", tmp_path) == tmp_path / "suite"  # not rebuilt
+def test_default_suite_is_built_once_into_the_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import causalverify.scenarios
+
+    builds: list[tuple[Path, str]] = []
+
+    def build(out: Path, *, suite: str, progress: object = None) -> None:
+        builds.append((out, suite))
+        out.mkdir(parents=True)
+        (out / "suite.json").write_text("{}\n")
+
+    monkeypatch.setattr(causalverify.scenarios, "build_suite", build)
+    assert ensure_suite("default", tmp_path) == tmp_path / "suite"
+    assert ensure_suite("default", tmp_path) == tmp_path / "suite"
+    assert builds == [(tmp_path / "suite", "default")]
+    assert ensure_suite(tmp_path / "suite", tmp_path / "elsewhere") == tmp_path / "suite"
 
 
 @pytest.mark.parametrize("quiet", [True, False])

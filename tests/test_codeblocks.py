@@ -48,12 +48,15 @@ def test_default_policy_takes_first_block_of_requested_language() -> None:
     assert block is not None and block.code == PY_CODE and block.index == 1
 
 
-def test_paper_policy_takes_first_r_block_whatever_was_asked() -> None:
-    text = answer(("python", PY_CODE), ("r", R_CODE))
-    assert extract_code(text, "python", policy="paper") == extract_code(text, "r")
-    only_python = answer(("python", PY_CODE))
-    assert extract_code(only_python, "python", policy="paper") is None
-    assert extract_code(only_python, "python") is not None
+def test_paper_policy_takes_first_r_block_and_never_hands_r_to_python() -> None:
+    text = answer(("python", PY_CODE), ("r", R_CODE), ("r", "print(2)\n"))
+    block = extract_code(text, "r", policy="paper")
+    assert block is not None and block.code == R_CODE and block.index == 1
+    # a Python cell under the paper protocol runs the first Python block, not an R block
+    python_block = extract_code(text, "python", policy="paper")
+    assert python_block is not None and python_block.code == PY_CODE
+    only_r = answer(("r", R_CODE))
+    assert extract_code(only_r, "python", policy="paper") is None
 
 
 def test_no_code_and_other_languages() -> None:

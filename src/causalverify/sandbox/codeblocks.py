@@ -177,8 +177,9 @@ def extract_code(
     language : {"r", "python"}
         The language the prompt asked for.
     policy : {"default", "paper"}
-        ``default``: the first block in ``language``. ``paper``: the first R block regardless of
-        ``language``, as the published harness did.
+        ``default``: the first block in ``language``. ``paper``: the first R block, as the
+        published harness did; the published harness had no Python arm, so a Python cell under
+        ``paper`` takes the first Python block (never an R block it could not run).
 
     Returns
     -------
@@ -189,7 +190,7 @@ def extract_code(
         raise ValueError(
             f"unknown code-extraction policy {policy!r}; expected 'default' or 'paper'"
         )
-    wanted: Language = "r" if policy == "paper" else language
+    wanted: Language = language
     for block in find_code_blocks(response):
         if block.language == wanted:
             return block

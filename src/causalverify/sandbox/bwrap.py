@@ -163,16 +163,19 @@ class BwrapSandbox:
         args += ["--unshare-uts", "--hostname", "sandbox", "--die-with-parent", "--new-session"]
         # the script is the namespace's PID 1: its rusage reaches us, and its exit kills the rest
         args += ["--as-pid-1"]
+        # the private /tmp comes first: an environment installed under the host's /tmp (a CI
+        # checkout, say) is then bound on top of it instead of being hidden by it
+        size = str(self.scratch_mb * _MB)
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
         # bwrap would create missing parents with mode 0700: unusable by the script's uid
         for parent in _ancestors([*tc.ro_binds, CODE_DIR + "/x"]):
-            args += ["--perms", "0755", "--dir", parent]
+            if parent not in ("/tmp", "/proc", "/dev"):
+                args += ["--perms", "0755", "--dir", parent]
         for path in tc.ro_binds:
             args += ["--ro-bind", path, path]
         for target, link in tc.symlinks:
             args += ["--symlink", target, link]
-        args += ["--proc", "/proc", "--dev", "/dev"]
-        size = str(self.scratch_mb * _MB)
-        args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
         args += ["--perms", "0777", "--size", size, "--tmpfs", SCRATCH]
         args += ["--chdir", SCRATCH, "--clearenv"]
         for key, value in sandbox_env(tc).items():

@@ -1,8 +1,8 @@
 """Frozen releases end to end: run the reference panel in the real sandbox, freeze, verify.
 
 One small run (four agents, R, the smoke suite: 16 cells, 12 of them executed, plus the offline
-calibration arm) is frozen once per module; every test that changes a release works on its own
-copy.
+calibration arm and Experiment A answers and labels) is frozen once per module; every test that
+changes a release works on its own copy.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +54,12 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     args = ["calibrate", str(config.out_dir), "--quiet", "--cache", str(root / "cache.sqlite")]
     calibrated = CliRunner().invoke(main, args)  # offline confidences: a store table to carry
     assert calibrated.exit_code == 0, calibrated.output
+    cache = ["--cache", str(root / "cache.sqlite")]
+    papers = ["papers", "run", str(config.out_dir), "--models", ",".join(MODELS[:2]), "--quiet"]
+    labels = ["papers", "label", str(config.out_dir), "--labellers", ",".join(MODELS)]
+    for command in (papers + cache, labels + cache):  # Experiment A: papers.sqlite beside the run
+        done = CliRunner().invoke(main, command)
+        assert done.exit_code == 0, done.output
     return config.out_dir
 
 
@@ -93,15 +100,31 @@ def test_sha256sum_accepts_the_manifest(release: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_calibration_rows_travel_with_the_release(release: Path, run_dir: Path) -> None:
+def _rows(database: Path) -> dict[str, list[tuple[object, ...]]]:
+    conn = sqlite3.connect(database)
+    try:
+        names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {n: sorted(conn.execute(f"SELECT * FROM {n}").fetchall(), key=repr) for n in names}
+    finally:
+        conn.close()
+
+
+def test_calibration_and_experiment_a_travel_with_the_release(release: Path, run_dir: Path) -> None:
     with RunStore.open(run_dir) as store:
         stored = list(store.iter_calibration())
     index = json.loads((release / "release.json").read_text())
     assert len(stored) == index["tables"]["calibration"]["rows"] == 16
-    assert "calibration" in json.loads((release / "report/summary.json").read_text())
-    with RunStore.open(unfreeze(release, release.parent / "unfrozen")) as store:
+    summary = json.loads((release / "report/summary.json").read_text())
+    assert "calibration" in summary and "experiment_a" in summary
+    papers = _rows(run_dir / "papers.sqlite")
+    assert papers["answers"] and index["databases"]["papers.sqlite"]["answers"]["rows"] == len(
+        papers["answers"]
+    )
+    unfrozen = unfreeze(release, release.parent / "unfrozen")
+    with RunStore.open(unfrozen) as store:
         assert list(store.iter_calibration()) == stored
         assert list(store.iter_cells()) == read_records(release)
+    assert _rows(unfrozen / "papers.sqlite") == papers
 
 
 def test_metadata_files_hold_real_values(release: Path) -> None:

@@ -36,7 +36,7 @@ from causalverify.release._layout import (
     write_text,
 )
 from causalverify.release._records import write_records
-from causalverify.release._tables import export_tables
+from causalverify.release._tables import SIDE_DATABASES, export_tables
 from causalverify.scenarios.model import Scenario
 from causalverify.store.records import CellRecord
 from causalverify.store.sqlite import STORE_FILE
@@ -123,16 +123,22 @@ def _snapshot(run_dir: Path, target: Path) -> Path:
             f"no run store at {source_path}; run `causalverify run --out {run_dir}` first"
         )
     target.mkdir(parents=True)
+    for name in (STORE_FILE, *SIDE_DATABASES):
+        if (run_dir / name).is_file():
+            _backup(run_dir / name, target / name)
+    return target
+
+
+def _backup(source_path: Path, target: Path) -> None:
     source = sqlite3.connect(f"{source_path.resolve().as_uri()}?mode=ro", uri=True)
-    copy = sqlite3.connect(target / STORE_FILE)
+    copy = sqlite3.connect(target)
     try:
         source.backup(copy)
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{source_path} is not a readable run store: {exc}") from exc
+        raise StoreError(f"{source_path} is not a readable database: {exc}") from exc
     finally:
         copy.close()
         source.close()
-    return target
 
 
 def _freeze_snapshot(
@@ -153,9 +159,15 @@ def _freeze_snapshot(
         _copy_suite(suite.root, staging / SUITE_DIR)
         write_records(staging, records, limits=meta.get("limits"))
         tables = export_tables(run_dir / STORE_FILE, staging)
+        databases = {
+            name: export_tables(run_dir / name, staging, folder=folder, skip=frozenset())
+            for name, folder in SIDE_DATABASES.items()
+            if (run_dir / name).is_file()
+        }
         frame = _write_tables(staging, records, suite.scenarios)
         _write_report(staging, run_dir, frozen_meta, settings)
         index = _index(frozen_meta, records, settings, tables, name, license_id)
+        index["databases"] = databases
         write_text(staging / RELEASE_FILE, dumps_json(index))
         write_text(staging / ENVIRONMENT_FILE, dumps_json(build_environment(meta)))
         sheet = render_datasheet(
@@ -164,7 +176,14 @@ def _freeze_snapshot(
             meta=meta,
             scenarios=suite.scenarios,
             cells=frame,
-            tables=tables,
+            tables={
+                **tables,
+                **{
+                    f"{db}/{t}": info
+                    for db, found in databases.items()
+                    for t, info in found.items()
+                },
+            },
         )
         write_text(staging / DATASHEET_FILE, sheet)
         _write_croissant(staging, name, license_id, frame)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from causalverify.errors import StoreError
 from causalverify.release._layout import RELEASE_FILE, RELEASE_SCHEMA, SUITE_DIR, is_release
 from causalverify.release._records import read_records
-from causalverify.release._tables import import_tables
+from causalverify.release._tables import SIDE_DATABASES, import_tables
 from causalverify.store.records import CellRecord
 from causalverify.store.sqlite import STORE_FILE, RunStore
 
@@ -120,7 +120,8 @@ def unfreeze(release: Path, run_dir: Path, *, records: Iterable[CellRecord] | No
     """Load a release into a new run store, so every run-folder command works on it.
 
     The run metadata is restored with ``suite_path`` pointing at the release's suite, the cells
-    are written in store order and extra tables (calibration, Experiment A) are recreated.
+    are written in store order, extra tables (calibration) are recreated, and so are the
+    databases kept beside the run store (``papers.sqlite``: Experiment A).
     ``records``, when given, are written instead of the release's cells (``verify`` passes the
     rescored cells).
 
@@ -143,13 +144,16 @@ def unfreeze(release: Path, run_dir: Path, *, records: Iterable[CellRecord] | No
         store.set_meta(meta)
         for record in source.iter_cells() if records is None else records:
             store.put_cell(record)
-    tables = source.index.get("tables", {})
-    if tables:
-        conn = sqlite3.connect(Path(run_dir) / STORE_FILE)
-        try:
-            import_tables(conn, source.root, tables)
-        finally:
-            conn.close()
+    databases = {STORE_FILE: source.index.get("tables", {}), **source.index.get("databases", {})}
+    for database, tables in databases.items():
+        if database != STORE_FILE and database not in SIDE_DATABASES:
+            raise StoreError(f"{RELEASE_FILE} names an unknown database {database!r}")
+        if tables or database != STORE_FILE:
+            conn = sqlite3.connect(Path(run_dir) / database)
+            try:
+                import_tables(conn, source.root, tables)
+            finally:
+                conn.close()
     return Path(run_dir)
 
 

@@ -3,24 +3,31 @@
 They are exported as they are, whatever their schema: one JSON Lines file per table under
 ``records/tables/``, rows ordered by every column, with the ``CREATE`` statements recorded in
 ``release.json`` so that :func:`~causalverify.release.unfreeze` can restore them. A run without
-such tables exports nothing.
+such tables exports nothing. Databases kept beside the run store (:data:`SIDE_DATABASES`) are
+exported whole, the same way.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from causalverify.release._layout import TABLES_DIR, dumps_line, write_text
 from causalverify.release._records import read_jsonl
 
 #: tables owned by the run store itself (exported as cell records instead)
-STORE_TABLES = frozenset({"meta", "cells"})
+STORE_TABLES: Final = frozenset({"meta", "cells"})
+
+#: databases kept beside the run store (file name -> release folder of their tables);
+#: ``papers.sqlite`` holds Experiment A and the RID ablation
+SIDE_DATABASES: Final[dict[str, str]] = {"papers.sqlite": "records/papers"}
 
 
-def export_tables(database: Path, root: Path) -> dict[str, dict[str, Any]]:
-    """Write every extra table of ``database`` under ``root``; return their descriptions.
+def export_tables(
+    database: Path, root: Path, *, folder: str = TABLES_DIR, skip: frozenset[str] = STORE_TABLES
+) -> dict[str, dict[str, Any]]:
+    """Write every table of ``database`` but ``skip`` under ``root/folder``; describe them.
 
     Returns
     -------
@@ -36,22 +43,24 @@ def export_tables(database: Path, root: Path) -> dict[str, dict[str, Any]]:
         ).fetchall()
         described: dict[str, dict[str, Any]] = {}
         for name, sql in tables:
-            if name in STORE_TABLES:
+            if name in skip:
                 continue
-            described[name] = _export_one(conn, name, sql, root)
+            described[name] = _export_one(conn, name, sql, root, folder)
         return described
     finally:
         conn.close()
 
 
-def _export_one(conn: sqlite3.Connection, name: str, sql: str, root: Path) -> dict[str, Any]:
+def _export_one(
+    conn: sqlite3.Connection, name: str, sql: str, root: Path, folder: str
+) -> dict[str, Any]:
     quoted = _quote(name)
     cursor = conn.execute(f"SELECT * FROM {quoted} LIMIT 0")
     columns = [d[0] for d in cursor.description]
     order = ", ".join(str(i + 1) for i in range(len(columns)))
     rows = conn.execute(f"SELECT * FROM {quoted} ORDER BY {order}").fetchall()
     lines = [dumps_line(dict(zip(columns, map(_plain, row), strict=True))) + "\n" for row in rows]
-    rel = f"{TABLES_DIR}/{name}.jsonl"
+    rel = f"{folder}/{name}.jsonl"
     write_text(root / rel, "".join(lines))
     indexes = conn.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "

@@ -78,7 +78,7 @@ def _composition(
         f"- Cells (scenario x model x language x sample): {len(cells)}",
         f"- Models: {cells['model'].nunique() if len(cells) else 0}; languages: "
         + ", ".join(sorted(cells["language"].unique()) if len(cells) else []),
-        f"- Cells whose code executed (L2b): {int(cells['L2b'].sum()) if len(cells) else 0}",
+        f"- Cells whose code ran without error (L2b): {int(cells['L2b'].sum()) if len(cells) else 0}",
         f"- Cells passing L2b+: {int((cells['L2b_plus'] == 1).sum()) if len(cells) else 0}; "
         f"unscoreable: {int(cells['unscoreable'].sum()) if len(cells) else 0}",
         "",
@@ -94,7 +94,7 @@ def _composition(
     lines += ["", "| status | cells |", "|---|---:|"]
     lines += [f"| {status} | {int(n)} |" for status, n in statuses.items()]
     if tables:
-        lines += ["", "Other tables of the run store (calibration, Experiment A, ...):", ""]
+        lines += ["", "Other results stored with the run (calibration, Experiment A):", ""]
         lines += [f"- `{info['file']}`: {info['rows']} rows" for _, info in sorted(tables.items())]
     return "\n".join(lines) + "\n"
 

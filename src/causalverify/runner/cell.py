@@ -5,9 +5,7 @@ Failures of the model or of its code become the cell's status; only setup proble
 
 from __future__ import annotations
 
-import threading
 import time
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,14 +28,6 @@ _EXEC_STATUS: dict[str, CellStatus] = {
     "memory_limit": "resource_limit",
     "output_limit": "resource_limit",
     "killed": "resource_limit",
-}
-
-
-#: Python code is parsed in-process with ``ast.parse``, which CPython 3.11 does not support from
-#: several threads at once ("AST constructor recursion depth mismatch"); R parses in a subprocess.
-_PARSE_LOCKS: dict[str, AbstractContextManager[object]] = {
-    "python": threading.Lock(),
-    "r": nullcontext(),
 }
 
 
@@ -99,8 +89,7 @@ def execute(
         code = CodeRecord(language=language, code=None)
         return _score(record.model_copy(update={"code": code, "status": "no_code"}), stages, config)
     start = time.perf_counter()
-    with _PARSE_LOCKS[language]:
-        check = stages.check_parses(block.code, language, stages.sandbox)
+    check = stages.check_parses(block.code, language, stages.sandbox)
     timings["parse"] = round(time.perf_counter() - start, 6)
     code = CodeRecord(
         language=language,

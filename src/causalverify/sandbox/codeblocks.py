@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -207,6 +208,11 @@ cat(res, "\\n", sep = "")
 """
 
 
+#: CPython 3.11's ``ast.parse`` is not safe from several threads at once ("AST constructor
+#: recursion depth mismatch"), and the runner checks cells from a thread pool.
+_AST_LOCK = threading.Lock()
+
+
 def check_parses(code: str, language: Language, sandbox: Sandbox) -> ParseCheck:
     """Run the real parser of ``language`` on ``code``.
 
@@ -227,7 +233,8 @@ def check_parses(code: str, language: Language, sandbox: Sandbox) -> ParseCheck:
     """
     if language == "python":
         try:
-            ast.parse(code)
+            with _AST_LOCK:
+                ast.parse(code)
         except (SyntaxError, ValueError) as exc:
             return ParseCheck(ok=False, error=f"{type(exc).__name__}: {exc}")
         return ParseCheck(ok=True)

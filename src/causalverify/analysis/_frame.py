@@ -16,6 +16,7 @@ import pandas as pd
 
 from causalverify.errors import CausalVerifyError
 from causalverify.families import PUBLISHED_NAME, parse_family
+from causalverify.store.table import COLUMNS, INT_COLUMNS
 
 LAYERS: Final[tuple[str, ...]] = ("L1", "L2a", "L2b", "L2b_plus")
 #: layers whose model ranking is compared with the L2b+ ranking
@@ -26,35 +27,8 @@ UNSCOREABLE_ABS: Final[float] = 1e-9
 Unit = Literal["model", "model_language"]
 PublishedFormat = Literal["causalverify-2026"]
 
-#: internal column order (the published names where they apply)
-CELL_COLUMNS: Final[tuple[str, ...]] = (
-    "scenario_id",
-    "method",
-    "difficulty",
-    "model",
-    "language",
-    "sample",
-    "dgp_effect",
-    "baseline_effect",
-    "L1",
-    "L2a",
-    "L2b",
-    "estimated",
-    "rel_error",
-    "L2b_plus",
-    "unscoreable",
-    "status",
-    "exec_status",
-    "missing_package",
-    "extraction_rule",
-    "judge_effect",
-    "extraction_disagree",
-    "matched_conversion",
-    "truncated",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-)
+#: internal column order (the published names where they apply): the run store's table layout
+CELL_COLUMNS: Final[tuple[str, ...]] = COLUMNS
 _REQUIRED: Final[tuple[str, ...]] = ("scenario_id", "method", "model", "L1", "L2a", "L2b")
 _TEXT_COLUMNS: Final[tuple[str, ...]] = (
     "difficulty",
@@ -72,17 +46,6 @@ _FLOAT_COLUMNS: Final[tuple[str, ...]] = (
     "rel_error",
     "judge_effect",
     "cost_usd",
-)
-_INT_COLUMNS: Final[tuple[str, ...]] = (
-    "sample",
-    "L1",
-    "L2a",
-    "L2b",
-    "unscoreable",
-    "extraction_disagree",
-    "truncated",
-    "input_tokens",
-    "output_tokens",
 )
 _MISSING_PACKAGE = re.compile(
     r"there is no package called\s*[‘'\"]([A-Za-z0-9._]+)[’'\"]"
@@ -178,7 +141,7 @@ def prepare_cells(frame: pd.DataFrame) -> pd.DataFrame:
     df["L2b_plus"] = plus.where(df["unscoreable"] == 0, np.nan)
     if (df["status"] == "").all():
         df["status"] = _derive_status(df)
-    for col in _INT_COLUMNS:
+    for col in INT_COLUMNS:
         if col not in ("L1", "L2a", "L2b", "unscoreable"):
             values = df[col] if col in df.columns else pd.Series(0, index=df.index)
             df[col] = pd.to_numeric(values, errors="coerce").fillna(0).astype(int)

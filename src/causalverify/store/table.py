@@ -41,7 +41,8 @@ COLUMNS: Final[tuple[str, ...]] = (
     "cost_usd",
 )
 
-_INT_COLUMNS: Final = (
+#: the columns of :func:`cells_frame` that hold integers (0/1 flags and counts)
+INT_COLUMNS: Final[tuple[str, ...]] = (
     "sample",
     "L1",
     "L2a",
@@ -80,7 +81,7 @@ def cells_frame(records: Iterable[CellRecord]) -> pd.DataFrame:
     """
     rows = [_row(record) for record in records]
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    for column in _INT_COLUMNS:
+    for column in INT_COLUMNS:
         frame[column] = frame[column].astype("int64")
     for column in _FLOAT_COLUMNS:
         frame[column] = frame[column].astype("float64")

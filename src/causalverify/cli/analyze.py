@@ -9,9 +9,9 @@ from typing import Any
 import click
 
 from causalverify.cli._common import friendly_errors
+from causalverify.cli._options import published_format_option, resamples_option, unit_option
 from causalverify.errors import CausalVerifyError
 
-UNITS = ("model", "model_language")
 #: tables printed to the terminal, in order
 SHOWN = ("leaderboard", "executed_wrong", "rank_agreement", "stability", "sweep", "taxonomy")
 
@@ -59,22 +59,9 @@ def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
     default=None,
     help="A published per-cell table instead of a run folder.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["causalverify-2026"]),
-    default="causalverify-2026",
-    show_default=True,
-    help="Layout of --cells.",
-)
+@published_format_option()
 @click.option("--exclude-model", multiple=True, help="Leave this model out (repeatable).")
-@click.option(
-    "--unit",
-    type=click.Choice(UNITS),
-    default="model",
-    show_default=True,
-    help="What is ranked: models (languages pooled) or each (model, language) pair.",
-)
+@unit_option()
 @click.option("--seed", type=int, default=None, help="Bootstrap seed.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print summary.json to stdout instead of tables."
@@ -85,13 +72,7 @@ def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
     default=None,
     help="Also write the full report (summary.json, figures, index.html) here.",
 )
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples for the rank-correlation intervals.",
-)
+@resamples_option()
 @friendly_errors
 def analyze(
     run_dir: Path | None,

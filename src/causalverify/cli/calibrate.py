@@ -11,6 +11,12 @@ from typing import Any
 import click
 
 from causalverify.cli._common import friendly_errors
+from causalverify.cli._options import (
+    base_url_option,
+    cache_option,
+    model_workers_option,
+    quiet_option,
+)
 
 
 def _split(value: str | None) -> tuple[str, ...] | None:
@@ -33,21 +39,9 @@ def _split(value: str | None) -> tuple[str, ...] | None:
     help="Confidence prompt: 'default' states the run's real criterion, 'paper' the published "
     "'within 20% of the true effect'.",
 )
-@click.option(
-    "--workers",
-    default=4,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Model calls in flight at once.",
-)
-@click.option("--base-url", default=None, help="Server URL for API models [default: the run's].")
-@click.option(
-    "--cache",
-    "cache_path",
-    default=None,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Response cache file [default: the user-wide cache].",
-)
+@model_workers_option()
+@base_url_option(help="Server URL for API models [default: the run's].")
+@cache_option()
 @click.option(
     "--suite",
     "suite_dir",
@@ -55,7 +49,7 @@ def _split(value: str | None) -> tuple[str, ...] | None:
     type=click.Path(file_okay=False, path_type=Path),
     help="The run's suite folder, if it moved since the run.",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@quiet_option
 @friendly_errors
 def calibrate(
     run_dir: Path,

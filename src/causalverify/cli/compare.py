@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from causalverify.cli._common import friendly_errors
+from causalverify.cli._options import published_format_option
 
 _LAYER_TITLES = (("L2a", "L2a"), ("L2b", "L2b"), ("value", "value"), ("L2b_plus", "L2b+"))
 
@@ -97,14 +98,7 @@ def _model_map(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The published per-cell table (l2b_plus_scores_canonical_judge_v2.csv).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["causalverify-2026"]),
-    default="causalverify-2026",
-    show_default=True,
-    help="Layout of --cells.",
-)
+@published_format_option()
 @click.option(
     "--language",
     type=click.Choice(["r", "python"]),

@@ -8,18 +8,12 @@ from pathlib import Path
 import click
 
 from causalverify.cli._common import friendly_errors
+from causalverify.cli._options import published_format_option
 
 
 @click.command("import-suite")
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["causalverify-2026"]),
-    default="causalverify-2026",
-    show_default=True,
-    help="Layout of the release.",
-)
+@published_format_option(help="Layout of the release.")
 @click.option(
     "--out",
     required=True,

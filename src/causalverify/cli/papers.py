@@ -12,6 +12,13 @@ from typing import Any
 import click
 
 from causalverify.cli._common import friendly_errors
+from causalverify.cli._options import (
+    base_url_option,
+    cache_option,
+    max_rpm_option,
+    model_workers_option,
+    quiet_option,
+)
 
 _RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 _CORPUS = click.option(
@@ -30,23 +37,10 @@ def _models(value: str) -> list[str]:
 
 
 def _access(func: Any) -> Any:
-    for option in reversed(
-        [
-            click.option("--workers", type=click.IntRange(min=1), default=4, show_default=True),
-            click.option("--base-url", default=None, help="Server URL for API providers."),
-            click.option(
-                "--cache",
-                "cache_path",
-                type=click.Path(dir_okay=False, path_type=Path),
-                default=None,
-                help="Response cache file (default: the user-wide cache).",
-            ),
-            click.option("--max-rpm", type=float, default=None, help="Requests per minute cap."),
-            click.option("--quiet", is_flag=True, help="No progress bar."),
-        ]
-    ):
+    """The model-access options of every asking command."""
+    for option in (quiet_option, max_rpm_option(), cache_option(), base_url_option()):
         func = option(func)
-    return func
+    return model_workers_option()(func)
 
 
 @contextmanager

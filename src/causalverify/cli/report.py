@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from causalverify.cli._common import friendly_errors
-
-UNITS = ("model", "model_language")
+from causalverify.cli._options import resamples_option, unit_option
 
 
 @click.command("report")
@@ -23,20 +22,8 @@ UNITS = ("model", "model_language")
     "--seed", type=int, default=None, help="Bootstrap seed (default: the fixed report seed)."
 )
 @click.option("--title", default=None, help="Report title.")
-@click.option(
-    "--unit",
-    type=click.Choice(UNITS),
-    default="model",
-    show_default=True,
-    help="What is ranked: models (languages pooled) or each (model, language) pair.",
-)
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples for the rank-correlation intervals.",
-)
+@unit_option()
+@resamples_option()
 @friendly_errors
 def report(
     run_dir: Path, out: Path | None, seed: int | None, title: str | None, unit: str, resamples: int

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from causalverify.cli._common import friendly_errors
+from causalverify.cli._options import base_url_option, cache_option, max_rpm_option, quiet_option
 from causalverify.families import LANGUAGES, Language
 
 _PANEL_HELP = "the whole reference panel (reference/textbook, reference/naive, ...)"
@@ -106,7 +107,7 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     help="Which extraction is scored; judge and both need --judge-model.",
 )
 @click.option("--judge-model", default=None, help="Provider spec of the extraction judge.")
-@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible server.")
+@base_url_option()
 @click.option("--temperature", default=None, type=float, help="Sampling temperature.")
 @click.option(
     "--max-tokens",
@@ -116,13 +117,7 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     help="Maximum tokens per answer.",
 )
 @click.option("--reasoning-effort", default=None, help="Reasoning effort passed to the model.")
-@click.option(
-    "--cache",
-    "cache_path",
-    default=None,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Response cache file [default: the user-wide cache].",
-)
+@cache_option()
 @click.option(
     "--prices",
     "prices_path",
@@ -130,19 +125,14 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Token price overrides (TOML or JSON, USD per million tokens).",
 )
-@click.option(
-    "--max-rpm",
-    default=None,
-    type=click.FloatRange(min=0, min_open=True),
-    help="Client-side limit on model requests per minute.",
-)
+@max_rpm_option()
 @click.option(
     "--unsafe-no-sandbox",
     "unsafe",
     is_flag=True,
     help="Run model code WITHOUT the sandbox (development only; recorded in the run).",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@quiet_option
 @friendly_errors
 def run(
     suite_spec: str,

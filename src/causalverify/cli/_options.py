@@ -1,0 +1,99 @@
+"""Click options that several commands share, so each is spelled (and validated) one way.
+
+Each factory returns a decorator; a command names the options it takes, e.g.::
+
+    @base_url_option()
+    @cache_option()
+    @quiet_option
+    def command(base_url: str | None, cache_path: Path | None, quiet: bool) -> None: ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: values of ``--format`` for a published per-cell table or release
+PUBLISHED_FORMATS: tuple[str, ...] = ("causalverify-2026",)
+#: what a ranking ranks: models (languages pooled) or each (model, language) pair
+UNITS: tuple[str, ...] = ("model", "model_language")
+
+
+def base_url_option(help: str = "Server URL for API providers.") -> Callable[[F], F]:
+    """``--base-url``: the server URL for API (``openai``/``anthropic``) providers."""
+    return click.option("--base-url", default=None, help=help)
+
+
+def cache_option() -> Callable[[F], F]:
+    """``--cache`` (parameter ``cache_path``): the response cache file."""
+    return click.option(
+        "--cache",
+        "cache_path",
+        default=None,
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Response cache file [default: the user-wide cache].",
+    )
+
+
+def max_rpm_option() -> Callable[[F], F]:
+    """``--max-rpm``: a client-side cap on model requests per minute (positive)."""
+    return click.option(
+        "--max-rpm",
+        default=None,
+        type=click.FloatRange(min=0, min_open=True),
+        help="Client-side limit on model requests per minute.",
+    )
+
+
+def model_workers_option(default: int = 4) -> Callable[[F], F]:
+    """``--workers``: how many model calls are in flight at once."""
+    return click.option(
+        "--workers",
+        default=default,
+        show_default=True,
+        type=click.IntRange(min=1),
+        help="Model calls in flight at once.",
+    )
+
+
+#: ``--quiet``: no progress bar
+quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")
+
+
+def published_format_option(help: str = "Layout of --cells.") -> Callable[[F], F]:
+    """``--format`` (parameter ``fmt``): the layout of a published table or release."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(PUBLISHED_FORMATS),
+        default=PUBLISHED_FORMATS[0],
+        show_default=True,
+        help=help,
+    )
+
+
+def unit_option() -> Callable[[F], F]:
+    """``--unit``: what is ranked (see :data:`UNITS`)."""
+    return click.option(
+        "--unit",
+        type=click.Choice(UNITS),
+        default="model",
+        show_default=True,
+        help="What is ranked: models (languages pooled) or each (model, language) pair.",
+    )
+
+
+def resamples_option() -> Callable[[F], F]:
+    """``--resamples``: bootstrap resamples for the rank-correlation intervals."""
+    return click.option(
+        "--resamples",
+        type=click.IntRange(min=1),
+        default=1000,
+        show_default=True,
+        help="Bootstrap resamples for the rank-correlation intervals.",
+    )

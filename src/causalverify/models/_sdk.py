@@ -1,13 +1,20 @@
-"""Error classification shared by the ``openai`` and ``anthropic`` SDKs (same exception names)."""
+"""What the ``openai`` and ``anthropic`` providers share: error classification (the two SDKs use
+the same exception names) and the retrying, rate-limited, priced :class:`SdkProvider` base."""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pydantic
 
-from causalverify.models.retry import Failure, parse_retry_after
+from causalverify.models.base import CellContext, ModelOptions
+from causalverify.models.pricing import PriceTable
+from causalverify.models.ratelimit import RateLimiter
+from causalverify.models.retry import Failure, Retrier, RetryPolicy, parse_retry_after
+from causalverify.store.records import Message, ModelResponse
 
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _SETUP_STATUS = {
@@ -48,3 +55,81 @@ def classify_sdk_error(sdk: Any, spec: str, exc: Exception) -> Failure:
     if isinstance(exc, (*malformed, MalformedResponse)):
         return Failure(kind="transient", message=f"malformed response body: {exc}")
     raise exc
+
+
+class SdkProvider:
+    """Base of the SDK providers: retries, client-side rate limit, latency and cost.
+
+    A subclass builds ``self._client`` after calling ``__init__`` and implements
+    :meth:`_request` (the SDK call's keyword arguments) and :meth:`_send` (one call, parsed into
+    :class:`ModelResponse` fields; a malformed answer raises :class:`MalformedResponse`).
+
+    Parameters
+    ----------
+    model, spec
+        Model name sent to the server and the provider spec it came from.
+    sdk
+        The imported SDK module (its exception classes drive :meth:`classify`).
+    prices, rate_limiter, retry_policy, sleep
+        Cost table, optional client-side rate limit, retry policy and injectable sleep.
+    """
+
+    kind: str
+    _client: Any
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        spec: str,
+        sdk: Any,
+        prices: PriceTable | None,
+        rate_limiter: RateLimiter | None,
+        retry_policy: RetryPolicy | None,
+        sleep: Callable[[float], None],
+    ) -> None:
+        self.spec = spec
+        self.model = model
+        self.prices = prices or PriceTable()
+        self._sdk = sdk
+        self._limiter = rate_limiter
+        self._retrier = Retrier(retry_policy, sleep=sleep)
+
+    def _request(self, messages: Sequence[Message], options: ModelOptions) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _send(self, body: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _attempt(self, body: dict[str, Any]) -> dict[str, Any]:
+        if self._limiter is not None:
+            self._limiter.acquire()
+        return self._send(body)
+
+    def classify(self, exc: Exception) -> Failure:
+        """Sort one attempt's exception into transient / cell / setup (re-raise unknown ones)."""
+        return classify_sdk_error(self._sdk, self.spec, exc)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        options: ModelOptions,
+        context: CellContext | None = None,
+    ) -> ModelResponse:
+        """Ask the model once (with retries); see :class:`~causalverify.models.base.Provider`."""
+        body = self._request(messages, options)
+        start = time.monotonic()
+        outcome = self._retrier.run(lambda: self._attempt(body), self.classify)
+        latency = time.monotonic() - start
+        if outcome.value is None:
+            return ModelResponse(
+                content=None, error=outcome.error, latency_seconds=latency, model=self.model
+            )
+        parsed = outcome.value
+        cost = self.prices.cost(self.model, parsed["input_tokens"], parsed["output_tokens"])
+        return ModelResponse(**parsed, cost_usd=cost, latency_seconds=latency)
+
+    def close(self) -> None:
+        """Close the HTTP client."""
+        self._client.close()

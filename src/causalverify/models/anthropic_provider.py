@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from causalverify.errors import ProviderError, SetupError
-from causalverify.models._sdk import MalformedResponse, classify_sdk_error
-from causalverify.models.base import CellContext, ModelOptions
+from causalverify.models._sdk import MalformedResponse, SdkProvider
+from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
-from causalverify.models.retry import Failure, Retrier, RetryPolicy
-from causalverify.store.records import Message, ModelResponse
+from causalverify.models.retry import RetryPolicy
+from causalverify.store.records import Message
 
 
 def _import_anthropic() -> Any:
@@ -33,7 +33,7 @@ def _import_anthropic() -> Any:
     return anthropic
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     """Messages API provider; thread-safe. Parameters as for the ``openai`` provider."""
 
     kind = "anthropic"
@@ -50,18 +50,21 @@ class AnthropicProvider:
         retry_policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.spec = spec
-        self.model = model
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             if self.base_url is None:
                 raise ProviderError(f"{spec}: ANTHROPIC_API_KEY is not set; export it")
             key = "not-needed"
-        self.prices = prices or PriceTable()
-        self._limiter = rate_limiter
-        self._retrier = Retrier(retry_policy, sleep=sleep)
-        self._sdk = _import_anthropic()
+        super().__init__(
+            model,
+            spec=spec,
+            sdk=_import_anthropic(),
+            prices=prices,
+            rate_limiter=rate_limiter,
+            retry_policy=retry_policy,
+            sleep=sleep,
+        )
         self._client = self._sdk.Anthropic(api_key=key, base_url=self.base_url, max_retries=0)
 
     def _request(self, messages: Sequence[Message], options: ModelOptions) -> dict[str, Any]:
@@ -83,38 +86,8 @@ class AnthropicProvider:
             body["extra_body"] = {"temperature": options.temperature}
         return body
 
-    def _attempt(self, body: dict[str, Any]) -> dict[str, Any]:
-        if self._limiter is not None:
-            self._limiter.acquire()
+    def _send(self, body: dict[str, Any]) -> dict[str, Any]:
         return _parse(self._client.messages.create(**body), self.model)
-
-    def classify(self, exc: Exception) -> Failure:
-        """Sort one attempt's exception into transient / cell / setup (re-raise unknown ones)."""
-        return classify_sdk_error(self._sdk, self.spec, exc)
-
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: ModelOptions,
-        context: CellContext | None = None,
-    ) -> ModelResponse:
-        """Ask the model once (with retries); see :class:`~causalverify.models.base.Provider`."""
-        body = self._request(messages, options)
-        start = time.monotonic()
-        outcome = self._retrier.run(lambda: self._attempt(body), self.classify)
-        latency = time.monotonic() - start
-        if outcome.value is None:
-            return ModelResponse(
-                content=None, error=outcome.error, latency_seconds=latency, model=self.model
-            )
-        parsed = outcome.value
-        cost = self.prices.cost(self.model, parsed["input_tokens"], parsed["output_tokens"])
-        return ModelResponse(**parsed, cost_usd=cost, latency_seconds=latency)
-
-    def close(self) -> None:
-        """Close the HTTP client."""
-        self._client.close()
 
 
 def _parse(message: Any, default_model: str) -> dict[str, Any]:

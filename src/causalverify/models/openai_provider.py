@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from causalverify.errors import ProviderError, SetupError
-from causalverify.models._sdk import MalformedResponse, classify_sdk_error
-from causalverify.models.base import CellContext, ModelOptions
+from causalverify.models._sdk import MalformedResponse, SdkProvider
+from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
-from causalverify.models.retry import Failure, Retrier, RetryPolicy
-from causalverify.store.records import Message, ModelResponse
+from causalverify.models.retry import RetryPolicy
+from causalverify.store.records import Message
 
 BASE_URL_ENV = ("CAUSALVERIFY_OPENAI_BASE_URL", "OPENAI_BASE_URL")
 TOKEN_PARAM_ENV = "CAUSALVERIFY_OPENAI_TOKEN_PARAM"
@@ -65,7 +65,7 @@ def _import_openai() -> Any:
     return openai
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider):
     """Chat completions through the ``openai`` SDK; thread-safe.
 
     Parameters
@@ -99,8 +99,6 @@ class OpenAIProvider:
         sleep: Callable[[float], None] = time.sleep,
         token_param: str | None = None,
     ) -> None:
-        self.spec = spec
-        self.model = model
         self.base_url = resolve_base_url(base_url)
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
@@ -111,11 +109,16 @@ class OpenAIProvider:
                 )
             key = PLACEHOLDER_KEY
         self.token_param = resolve_token_param(model, self.base_url, token_param)
-        self.prices = prices or PriceTable()
-        self._limiter = rate_limiter
-        self._retrier = Retrier(retry_policy, sleep=sleep)
-        self._openai = _import_openai()
-        self._client = self._openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0)
+        super().__init__(
+            model,
+            spec=spec,
+            sdk=_import_openai(),
+            prices=prices,
+            rate_limiter=rate_limiter,
+            retry_policy=retry_policy,
+            sleep=sleep,
+        )
+        self._client = self._sdk.OpenAI(api_key=key, base_url=self.base_url, max_retries=0)
 
     def _request(self, messages: Sequence[Message], options: ModelOptions) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -130,38 +133,8 @@ class OpenAIProvider:
             body["reasoning_effort"] = options.reasoning_effort
         return body
 
-    def _attempt(self, body: dict[str, Any]) -> Any:
-        if self._limiter is not None:
-            self._limiter.acquire()
-        return self._client.chat.completions.create(**body)
-
-    def classify(self, exc: Exception) -> Failure:
-        """Sort one attempt's exception into transient / cell / setup (re-raise unknown ones)."""
-        return classify_sdk_error(self._openai, self.spec, exc)
-
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        options: ModelOptions,
-        context: CellContext | None = None,
-    ) -> ModelResponse:
-        """Ask the model once (with retries); see :class:`~causalverify.models.base.Provider`."""
-        body = self._request(messages, options)
-        start = time.monotonic()
-        outcome = self._retrier.run(lambda: _parse(self._attempt(body), self.model), self.classify)
-        latency = time.monotonic() - start
-        if outcome.value is None:
-            return ModelResponse(
-                content=None, error=outcome.error, latency_seconds=latency, model=self.model
-            )
-        parsed = outcome.value
-        cost = self.prices.cost(self.model, parsed["input_tokens"], parsed["output_tokens"])
-        return ModelResponse(**parsed, cost_usd=cost, latency_seconds=latency)
-
-    def close(self) -> None:
-        """Close the HTTP client."""
-        self._client.close()
+    def _send(self, body: dict[str, Any]) -> dict[str, Any]:
+        return _parse(self._client.chat.completions.create(**body), self.model)
 
 
 def _parse(completion: Any, default_model: str) -> dict[str, Any]:

@@ -19,6 +19,34 @@ Variant = Literal["textbook", "naive", "cumulative", "wrong-term", "mute", "miss
 DATA_TOKEN = "<<DATA>>"
 CUTOFF_TOKEN = "<<CUTOFF>>"
 
+#: the text line printed before the number, per family and variant (the same in every language)
+DESCRIPTIONS: dict[Family, dict[str, str]] = {
+    "did": {
+        "textbook": "Two-way fixed-effects estimate of the effect of the policy:",
+        "naive": "Post-period difference in mean outcomes, treated minus comparison units:",
+        "cumulative": "Cumulative effect over all post-policy periods:",
+        "wrong-term": "Effect from the interacted model:",
+    },
+    "event_study": {
+        "textbook": "Average daily abnormal return on event days 0 to +10:",
+        "naive": "Average daily raw return on event days 0 to +10 relative to the stock mean:",
+        "cumulative": "Cumulative abnormal return over event days 0 to +10:",
+        "wrong-term": "Estimated coefficient from the market model:",
+    },
+    "iv": {
+        "textbook": "Two-stage least squares estimate of the effect of x on y:",
+        "naive": "OLS estimate of the effect of x on y:",
+        "cumulative": "Two-stage least squares estimate of the effect of x on y:",
+        "wrong-term": "Estimated effect of the instrument:",
+    },
+    "rdd": {
+        "textbook": "Estimated jump in the outcome at the cutoff:",
+        "naive": "Difference in mean outcomes, treated minus untreated:",
+        "cumulative": "Estimated jump in the outcome at the cutoff:",
+        "wrong-term": "Estimated coefficient from the local linear model:",
+    },
+}
+
 
 @dataclass(frozen=True, kw_only=True)
 class FamilyCode:
@@ -37,7 +65,8 @@ class FamilyCode:
     wrong_term: str
     missing: str
     typo: str
-    #: printed (as a plain-text line) before the number by the variant that reports it
+    #: printed (as a plain-text line) before the number by the variant that reports it; see
+    #: :data:`DESCRIPTIONS`
     descriptions: dict[str, str]
 
 

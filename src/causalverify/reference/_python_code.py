@@ -7,7 +7,7 @@ linearmodels), except in the ``missing`` pieces, which import econtools or rdd o
 from __future__ import annotations
 
 from causalverify.families import Family
-from causalverify.reference._code import FamilyCode, Reporter
+from causalverify.reference._code import DESCRIPTIONS, FamilyCode, Reporter
 
 REPORTER = Reporter(
     print_text='print("{text}")',
@@ -67,12 +67,7 @@ formula = "y ~ treat_post + C(unit_id) + C(period)"
 fit = smf.ols(formula, data=df).fit()
 est = float(fit.params["treat_post"])
 """,
-    descriptions={
-        "textbook": "Two-way fixed-effects estimate of the effect of the policy:",
-        "naive": "Post-period difference in mean outcomes, treated minus comparison units:",
-        "cumulative": "Cumulative effect over all post-policy periods:",
-        "wrong-term": "Effect from the interacted model:",
-    },
+    descriptions=DESCRIPTIONS["did"],
 )
 
 EVENT_STUDY = FamilyCode(
@@ -124,12 +119,7 @@ formula = "ret ~ mkt_return + post"
 fit = smf.ols(formula, data=df).fit()
 est = float(fit.params["post"])
 """,
-    descriptions={
-        "textbook": "Average daily abnormal return on event days 0 to +10:",
-        "naive": "Average daily raw return on event days 0 to +10 relative to the stock mean:",
-        "cumulative": "Cumulative abnormal return over event days 0 to +10:",
-        "wrong-term": "Estimated coefficient from the market model:",
-    },
+    descriptions=DESCRIPTIONS["event_study"],
 )
 
 IV = FamilyCode(
@@ -181,12 +171,7 @@ formula = "y ~ 1 + control + [x ~ z]"
 fit = IV2SLS.from_formula(formula, data=df).fit(cov_type="unadjusted")
 est = float(fit.params["x"])
 """,
-    descriptions={
-        "textbook": "Two-stage least squares estimate of the effect of x on y:",
-        "naive": "OLS estimate of the effect of x on y:",
-        "cumulative": "Two-stage least squares estimate of the effect of x on y:",
-        "wrong-term": "Estimated effect of the instrument:",
-    },
+    descriptions=DESCRIPTIONS["iv"],
 )
 
 RDD = FamilyCode(
@@ -240,12 +225,7 @@ formula = "y ~ treated * rc"
 fit = smf.ols(formula, data=near).fit()
 est = float(fit.params["treated"])
 """,
-    descriptions={
-        "textbook": "Estimated jump in the outcome at the cutoff:",
-        "naive": "Difference in mean outcomes, treated minus untreated:",
-        "cumulative": "Estimated jump in the outcome at the cutoff:",
-        "wrong-term": "Estimated coefficient from the local linear model:",
-    },
+    descriptions=DESCRIPTIONS["rdd"],
 )
 
 PIECES: dict[Family, FamilyCode] = {

@@ -7,7 +7,7 @@ except in the ``missing`` pieces, which load fixest or rdrobust on purpose.
 from __future__ import annotations
 
 from causalverify.families import Family
-from causalverify.reference._code import FamilyCode, Reporter
+from causalverify.reference._code import DESCRIPTIONS, FamilyCode, Reporter
 
 REPORTER = Reporter(
     print_text='cat("{text}\\n")',
@@ -62,12 +62,7 @@ est <- unname(coef(fit)["treat_x_post"])
 fit <- lm(y ~ treat_post + factor(unit_id) + factor(period), data = df)
 est <- unname(coef(fit)["treat_post"])
 """,
-    descriptions={
-        "textbook": "Two-way fixed-effects estimate of the effect of the policy:",
-        "naive": "Post-period difference in mean outcomes, treated minus comparison units:",
-        "cumulative": "Cumulative effect over all post-policy periods:",
-        "wrong-term": "Effect from the interacted model:",
-    },
+    descriptions=DESCRIPTIONS["did"],
 )
 
 EVENT_STUDY = FamilyCode(
@@ -112,12 +107,7 @@ est <- unname(coef(fit)["post"])
 fit <- lm(ret ~ mkt_return + post, data = df)
 est <- unname(coef(fit)["post"])
 """,
-    descriptions={
-        "textbook": "Average daily abnormal return on event days 0 to +10:",
-        "naive": "Average daily raw return on event days 0 to +10 relative to the stock mean:",
-        "cumulative": "Cumulative abnormal return over event days 0 to +10:",
-        "wrong-term": "Estimated coefficient from the market model:",
-    },
+    descriptions=DESCRIPTIONS["event_study"],
 )
 
 IV = FamilyCode(
@@ -164,12 +154,7 @@ est <- unname(coef(fit)["fit_x"])
 fit <- ivreg(y ~ x + control | z + control, data = df)
 est <- unname(coef(fit)["x"])
 """,
-    descriptions={
-        "textbook": "Two-stage least squares estimate of the effect of x on y:",
-        "naive": "OLS estimate of the effect of x on y:",
-        "cumulative": "Two-stage least squares estimate of the effect of x on y:",
-        "wrong-term": "Estimated effect of the instrument:",
-    },
+    descriptions=DESCRIPTIONS["iv"],
 )
 
 RDD = FamilyCode(
@@ -220,12 +205,7 @@ near$rc <- near$running_var - cutoff
 fit <- lm(y ~ treated * rc, data = near)
 est <- unname(coef(fit)["treated"])
 """,
-    descriptions={
-        "textbook": "Estimated jump in the outcome at the cutoff:",
-        "naive": "Difference in mean outcomes, treated minus untreated:",
-        "cumulative": "Estimated jump in the outcome at the cutoff:",
-        "wrong-term": "Estimated coefficient from the local linear model:",
-    },
+    descriptions=DESCRIPTIONS["rdd"],
 )
 
 PIECES: dict[Family, FamilyCode] = {

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import eta_columns, friendly_errors
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -90,24 +90,12 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
     if quiet:
         yield None
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import Progress, TextColumn
 
     from causalverify.calibration import CalibrationProgress
 
     bar = Progress(
-        TextColumn("[bold]confidences"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
+        *eta_columns("confidences"),
         TextColumn("{task.fields[counts]}"),
         console=console,
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import eta_columns, friendly_errors
 from causalverify.cli._options import base_url_option, cache_option, max_rpm_option, quiet_option
 from causalverify.families import LANGUAGES, Language
 
@@ -212,14 +212,7 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
     if quiet:
         yield None
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import Progress
     from rich.text import Text
 
     from causalverify.runner import ProgressEvent
@@ -231,15 +224,7 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
             yield self.make_tasks_table(self.tasks)
             yield Text(self.counts, style="dim", overflow="fold")
 
-    bar = StatusProgress(
-        TextColumn("[bold]cells"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=console,
-    )
+    bar = StatusProgress(*eta_columns("cells"), console=console)
     task = bar.add_task("cells", total=None)
 
     def callback(event: ProgressEvent) -> None:

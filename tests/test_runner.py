@@ -24,6 +24,7 @@ from causalverify.runner import (
     plan_cells,
     run_benchmark,
 )
+from causalverify.sandbox._classify import unavailable
 from causalverify.sandbox.base import ExecResult, Limits
 from causalverify.scenarios.model import Canonical, Scenario
 from causalverify.store import (
@@ -161,15 +162,7 @@ class FakeSandbox:
             self.runs += 1
         assert len(files) == 1 and next(iter(files)).startswith("data/s")
         if self.unavailable:
-            return ExecResult(
-                status="sandbox_unavailable",
-                exit_code=None,
-                stdout="",
-                stderr="",
-                wall_seconds=0.0,
-                cpu_seconds=0.0,
-                detail="no user namespaces",
-            )
+            return unavailable("no user namespaces")
         if "stop()" in code:
             return ExecResult(
                 status="error",

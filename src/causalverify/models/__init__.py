@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from causalverify.errors import ProviderError
 from causalverify.models.base import CellContext, ModelOptions, Provider
@@ -17,6 +17,9 @@ from causalverify.models.cache import ResponseCache, default_cache_path
 from causalverify.models.pricing import DEFAULT_PRICES, Price, PriceTable, load_prices
 from causalverify.models.ratelimit import RateLimiter
 from causalverify.models.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from causalverify.models._sdk import SdkProvider
 
 __all__ = [
     "DEFAULT_PRICES",
@@ -125,21 +128,16 @@ def _api_provider(
     retry_policy: RetryPolicy | None,
     sleep: Callable[[float], None],
 ) -> Provider:
+    provider_class: type[SdkProvider]
     if kind == "openai":
         from causalverify.models.openai_provider import OpenAIProvider
 
-        return OpenAIProvider(
-            model,
-            spec=spec,
-            base_url=base_url,
-            prices=prices,
-            rate_limiter=limiter,
-            retry_policy=retry_policy,
-            sleep=sleep,
-        )
-    from causalverify.models.anthropic_provider import AnthropicProvider
+        provider_class = OpenAIProvider
+    else:
+        from causalverify.models.anthropic_provider import AnthropicProvider
 
-    return AnthropicProvider(
+        provider_class = AnthropicProvider
+    return provider_class(
         model,
         spec=spec,
         base_url=base_url,

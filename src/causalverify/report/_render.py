@@ -30,6 +30,8 @@ _CAPTIONS: Final[dict[str, str]] = {
     "rel_error_cdf": "Empirical CDF of the relative error of executed estimates.",
     "family_heatmap": "L2b+ rate per unit and design family.",
     "rank_agreement": "Rank by execution (L2b) against rank by correct estimate (L2b+).",
+    "experiment_a_scorers": "Experiment A: L4 (direction agreement) per model under each scorer.",
+    "experiment_a_rid": "Experiment A: L4 in the standard and the RID arm on the same papers.",
 }
 
 

@@ -256,4 +256,8 @@ def all_tables(s: Mapping[str, Any]) -> list[Table]:
         from causalverify.report.calibration import calibration_tables
 
         tables += calibration_tables(s["calibration"])
+    if s.get("experiment_a"):  # only when the run folder holds Experiment A results
+        from causalverify.report.experiment_a_tables import experiment_a_tables
+
+        tables += experiment_a_tables(s["experiment_a"])
     return tables

@@ -2,7 +2,8 @@
 
 Usage (from the repository root)::
 
-    python tests/golden/regenerate.py
+    python tests/golden/regenerate.py              # every script
+    python tests/golden/regenerate.py a.R b.py     # only these scripts (merged into the manifest)
 
 Builds the default suite (fixed seed) into a temporary folder, picks two scenarios per design
 family (the first ``easy`` and the first ``hard`` one), runs each script of ``scripts/`` whose
@@ -13,6 +14,10 @@ name starts with the family prefix on both, and writes
   (standard error, statistic, p-value, interval bounds) as the script itself computed them and
   wrote them to stderr after the ``# ---- golden truth (stderr) ----`` marker, plus the
   scenario's canonical estimate and whether the script's estimate equals it.
+
+With script names, only those scripts are run: their old fixtures are replaced and their cases
+are merged into the existing manifest (the cases of every other script are kept as they are).
+Cases are ordered by script name, then scenario, in both modes.
 
 Every script must run with exit status 0; the command fails otherwise.
 """
@@ -85,21 +90,45 @@ def run_case(sandbox: Any, script: Path, sc: Scenario, root: Path) -> dict[str, 
     }
 
 
-def main() -> int:
+def _selected(names: list[str]) -> list[Path]:
+    """The scripts to run: all of ``scripts/``, or the named ones (which must exist)."""
+    if not names:
+        return sorted(SCRIPTS.iterdir())
+    missing = [n for n in names if not (SCRIPTS / n).is_file()]
+    if missing:
+        raise SystemExit(f"no such golden script(s): {missing}")
+    return sorted(SCRIPTS / n for n in set(names))
+
+
+def _kept_cases(scripts: list[Path], subset: bool) -> list[dict[str, Any]]:
+    """Cases of the manifest that this run does not regenerate; removes the stale fixtures."""
+    names = {s.name for s in scripts}
+    if not subset:
+        for old in FIXTURES.glob("*.stdout"):
+            old.unlink()
+        return []
+    for old in FIXTURES.glob("*.stdout"):
+        if any(old.name.startswith(f"{Path(n).stem}__") for n in names):
+            old.unlink()
+    previous = json.loads(MANIFEST.read_text())["cases"] if MANIFEST.is_file() else []
+    return [c for c in previous if c["script"] not in names]
+
+
+def main(argv: list[str]) -> int:
     sandbox = get_sandbox()
     FIXTURES.mkdir(exist_ok=True)
-    for old in FIXTURES.glob("*.stdout"):
-        old.unlink()
-    cases: list[dict[str, Any]] = []
+    scripts = _selected(argv)
+    cases = _kept_cases(scripts, subset=bool(argv))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "suite"
         build_suite(root, seed=SEED)
         picked = pick_scenarios(root)
-        for script in sorted(SCRIPTS.iterdir()):
+        for script in scripts:
             family = PREFIX[script.name.split("_")[0]]
             for sc in picked[family]:
                 cases.append(run_case(sandbox, script, sc, root))
                 print(f"{cases[-1]['case']}: {cases[-1]['expected']!r}", flush=True)
+    cases.sort(key=lambda c: (c["script"], c["scenario"]))
     text = json.dumps({"seed": SEED, "cases": cases}, indent=2, sort_keys=True) + "\n"
     MANIFEST.write_text(text)
     print(f"{len(cases)} cases written to {MANIFEST.name}")
@@ -107,4 +136,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -216,3 +216,63 @@ def test_rationale_names_line_and_rule() -> None:
     assert rec.rationale.startswith(f"line {rec.line}:")
     assert "coef_table" in rec.rationale
     assert rec.method == "deterministic"
+
+
+NAMED_ROW = """  Estimate Std. Error    t value   Pr(>|t|)
+   -0.3664     0.0586    -6.2562     0.0000
+"""
+
+
+def test_row_printed_as_named_vector_is_named_by_the_code() -> None:
+    code = 'print(round(coef(summary(fit))["treat_x_post", ], 4))'
+    rec = extract_estimate(code=code, stdout=NAMED_ROW, family="did")
+    assert (rec.value, rec.rule, rec.line) == (-0.3664, "coef_table", 2)
+    # the intercept's row, or two rows picked by the code, name no effect: nothing is returned
+    for other in ('coef(summary(fit))["(Intercept)", ]', 'a["treated", ]; b["treat_x_post", ]'):
+        assert extract_estimate(code=other, stdout=NAMED_ROW, family="did").value is None
+
+
+SPEC_TABLE = """                model  estimate  std_error
+1     local quadratic 0.2630126 0.04758033
+2 local linear (main) 0.2528788 0.03244854
+3       global linear 0.2471894 0.02514451
+"""
+
+
+def test_specification_table_takes_the_main_row_never_a_secondary_one() -> None:
+    rec = extract_estimate(code="", stdout=SPEC_TABLE, family="rdd")
+    assert (rec.value, rec.rule, rec.line) == (0.2528788, "spec_table", 3)
+    only_secondary = "\n".join(x for x in SPEC_TABLE.splitlines() if "main" not in x)
+    assert extract_estimate(code="", stdout=only_secondary, family="rdd").value is None
+
+
+@pytest.mark.parametrize(
+    ("code", "stdout", "expected"),
+    [
+        ('print(res.params["treat_x_post"])', "-0.3663867500000046\n", -0.3663867500000046),
+        ('print(coef(fit)[["treated:post"]])', "[1] -0.3663868\n", -0.3663868),
+        ('print(res.bse["treat_x_post"])', "0.0586\n", None),  # an SE printed alone
+        ('print(res.params["treated"])', "0.6058\n", None),  # a main effect
+        ('b = res.params["treat_x_post"]\nprint(b, res.bse["treat_x_post"])', "-0.37\n", None),
+        ('message(coef(fit)[["treated:post"]])', "", None),  # stderr only: nothing printed
+    ],
+)
+def test_bare_number(code: str, stdout: str, expected: float | None) -> None:
+    rec = extract_estimate(code=code, stdout=stdout, family="did")
+    assert rec.value == expected
+    assert rec.rule == ("bare_number" if expected is not None else "none")
+
+
+ETABLE = """|                           | ('y', '(1)')   | ('y', '(2)')   |
+|:--------------------------|:---------------|:---------------|
+| ('coef', 'treat_x_post')  | -0.366***      | -0.35**        |
+|                           |  (0.056)       |  (0.101)       |
+| ('stats', 'Observations') | 1,600          | 1,400          |
+"""
+
+
+def test_markdown_regression_table_reads_coefficients_not_parenthesised_ses() -> None:
+    rec = extract_estimate(code="", stdout=ETABLE, family="did")
+    assert (rec.value, rec.rule, rec.line) == (-0.35, "coef_table", 3)  # the last model
+    one = ETABLE.replace("| -0.35**        |", "|                |")
+    assert extract_estimate(code="", stdout=one, family="did").value == -0.366

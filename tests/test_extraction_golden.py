@@ -92,7 +92,10 @@ def test_golden_extraction_rate_and_no_forbidden_statistic() -> None:
     )
 
 
-@pytest.mark.parametrize("rule", ["coef_table", "labelled_line", "estimate_marker", "coef_vector"])
+@pytest.mark.parametrize(
+    "rule",
+    ["coef_table", "labelled_line", "estimate_marker", "coef_vector", "spec_table", "bare_number"],
+)
 def test_every_rule_is_exercised_by_the_corpus(rule: str) -> None:
     rules = {judge_case(case)[2].rule for case in _cases()}
     assert rule in rules

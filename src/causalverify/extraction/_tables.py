@@ -45,6 +45,8 @@ _STAT_WORDS: Final = re.compile(
 _SEPARATOR: Final = re.compile(r"^[\s\-=|:+_~]*$")
 _TYPE_ROW: Final = re.compile(r"^\s*(<\w+>\s*)+$")  # tibble column types
 _ROW_INDEX: Final = re.compile(r"^\d+:?$")
+#: label-column names of a table whose rows are specifications rather than coefficients
+_SPEC_COLUMNS: Final = frozenset({"spec", "specification", "model", "models", "estimator"})
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class TableRow:
     table: int  # index of the table in stdout
     column: str
     context: str  # lower-cased text printed before the table
+    #: the table's label column names specifications (``spec``, ``model``), not terms
+    spec: bool = False
 
 
 _MULTIWORD_RE: Final = re.compile(
@@ -190,10 +194,15 @@ def _read_rows(
             continue
         term, token, _ = parsed
         value = parse_number(token)
-        if value is not None and term:
-            column = header.names[header.est_index]
-            found.append(TableRow(term, value, token, i + 1, table, column, context))
+        column = header.names[header.est_index]
+        spec = header.est_index > 0 and header.names[0].lower() in _SPEC_COLUMNS
+        if value is not None and (term or i == start):
+            # no term: a single row printed as a named vector (R ``coef(summary(fit))["x", ]``);
+            # the caller names it from the code
+            found.append(TableRow(term, value, token, i + 1, table, column, context, spec))
         i += 1
+        if not term:
+            break
     return i, found
 
 
@@ -201,3 +210,47 @@ def _is_index_name(line: str) -> bool:
     """pandas prints the index name alone on the line after the header."""
     toks = line.split()
     return len(toks) == 1 and toks[0].lower() in {"coefficient", "term", "variable", "index"}
+
+
+_PAREN_NUMBER: Final = re.compile(r"^\(\s*[-+]?[\d.]+(?:[eE][-+]?\d+)?\s*\)$")
+_STARRED: Final = re.compile(r"^([-+]?[\d.]+(?:[eE][-+]?\d+)?)[*+†]*$")
+_TUPLE_TERM: Final = re.compile(r"""^\(\s*'coef'\s*,\s*'([^']+)'\s*\)$""")
+
+
+def _md_cells(line: str) -> list[str] | None:
+    text = normalize_line(line).strip()
+    if not (text.startswith("|") and text.endswith("|")):
+        return None
+    return [c.strip() for c in text.strip("|").split("|")]
+
+
+def find_regression_table_rows(stdout: str) -> list[TableRow]:
+    """Coefficients of markdown regression tables (pyfixest ``etable``): one model per column.
+
+    A coefficient row holds the estimate (with significance stars) under each model's column and
+    the next row holds its standard error in parentheses with an empty label; only such pairs
+    are read, so the parenthesised row is never returned.
+    """
+    lines = stdout.splitlines()
+    rows: list[TableRow] = []
+    header: list[str] = []
+    for i in range(len(lines) - 1):
+        cells, below = _md_cells(lines[i]), _md_cells(lines[i + 1])
+        if cells is None:
+            header = []
+            continue
+        if not header:
+            header = cells
+        if below is None or len(below) != len(cells) or below[0] or not cells[0]:
+            continue
+        m = _TUPLE_TERM.match(cells[0])
+        term = m.group(1) if m else cells[0]
+        for col in range(1, len(cells)):
+            est = _STARRED.match(cells[col])
+            if est and _PAREN_NUMBER.match(below[col]):
+                value = parse_number(est.group(1))
+                if value is not None:
+                    name = header[col] if col < len(header) else str(col)
+                    context = "\n".join(lines[max(0, i - 20) : i + 1]).lower()
+                    rows.append(TableRow(term, value, est.group(1), i + 1, -1, name, context))
+    return rows

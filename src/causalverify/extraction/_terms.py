@@ -55,6 +55,9 @@ class CodeHints:
     aliases: frozenset[str] = field(default_factory=frozenset)
     endogenous: frozenset[str] = field(default_factory=frozenset)
     instruments: frozenset[str] = field(default_factory=frozenset)
+    #: terms the code picks one coefficient-table row by (``coef(summary(fit))["x", ]``,
+    #: ``.loc["x"]``): the name of a row printed without its term
+    row_terms: frozenset[str] = field(default_factory=frozenset)
 
 
 def normalize_term(term: str) -> str:
@@ -104,6 +107,28 @@ def _iv_score(t: str, hints: CodeHints) -> int | None:
     return 2 if _IV_GOOD.search(t) else None
 
 
+#: specification names a family never takes as its main estimate
+_SPEC_BAD: Final[dict[Family, re.Pattern[str]]] = {
+    "did": re.compile(r"pre[- ]?period|simple diff|no controls"),
+    "event_study": re.compile(r"market|pre[- ]?event|estimation window"),
+    "iv": re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form"),
+    "rdd": re.compile(r"slope|global|polynomial|quadratic|cubic"),
+}
+
+
+def spec_score(name: str, family: Family) -> int:
+    """Score a row of a table of specifications (``spec``/``model`` column) as the main one.
+
+    -5 for a robustness, placebo or other secondary specification and for one the family never
+    takes as its estimate (OLS for IV, a global or polynomial fit for RDD); +2 for one named main,
+    preferred or baseline; 0 otherwise.
+    """
+    low = name.lower()
+    if SECONDARY.search(low) or _SPEC_BAD[family].search(low):
+        return -5
+    return 2 if MAIN_CONTEXT.search(low) else 0
+
+
 def context_score(context: str, family: Family) -> int:
     """Adjust a candidate by the text printed just before it (lower-cased)."""
     score = 0
@@ -133,7 +158,13 @@ def code_hints(code: str, family: Family) -> CodeHints:
             if _alias_of_effect(rhs, family):
                 aliases.add(name)
     endog, instr = _iv_names(code) if family == "iv" else (set(), set())
-    return CodeHints(frozenset(aliases), frozenset(endog), frozenset(instr))
+    rows = {m.group(1) or m.group(2) for m in _ROW_PICK.finditer(code)}
+    return CodeHints(frozenset(aliases), frozenset(endog), frozenset(instr), frozenset(rows))
+
+
+_ROW_PICK: Final = re.compile(
+    r"""\[\s*["']([^"'\]]+)["']\s*,\s*\]|\.loc\[\s*["']([^"'\]]+)["']\s*\]"""
+)
 
 
 def _alias_of_effect(rhs: str, family: Family) -> bool:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from causalverify.extraction._numbers import is_numeric_token, normalize_line, parse_number
+from causalverify.extraction._terms import CodeHints, term_score
+from causalverify.families import Family
 
 #: code that prints vectors of standard errors, statistics or p-values (then vectors are unsafe)
 _UNSAFE_CODE: Final = re.compile(
@@ -71,3 +73,35 @@ def _series(lines: list[str]) -> list[VectorEntry]:
                 out.append(VectorEntry(" ".join(toks[:-1]), value, toks[-1], j + 1))
             j -= 1
     return out
+
+
+_BARE: Final = re.compile(r"^\s*(?:\[1\]\s*)?(?P<num>\S+)\s*$")
+#: a single coefficient picked by name: ``params["x"]``, ``coef(fit)["x"]``, ``coef(fit)[["x"]]``
+_COEF_PICK: Final = re.compile(
+    r"""(?:params|coef\(\s*\w+\s*\)|coefficients)\s*\[\[?\s*["']([^"']+)["']\s*\]"""
+)
+_STAT_CODE: Final = re.compile(r"conf_?int|confint|\bse\b|std|pvalue|p\.value|tvalue|statistic")
+
+
+def find_bare_number(
+    code: str, stdout: str, family: Family, hints: CodeHints
+) -> VectorEntry | None:
+    """The value of a script whose whole stdout is one unlabelled number.
+
+    Taken only when the code picks exactly one coefficient by name (``res.params["x"]``,
+    ``coef(fit)["x"]``), that name is the family's effect term, and the code touches no standard
+    error, statistic, p-value or interval, so the number cannot be one of those.
+    """
+    lines = [x for x in stdout.splitlines() if x.strip()]
+    if len(lines) != 1 or _UNSAFE_CODE.search(code) or _STAT_CODE.search(code):
+        return None
+    m = _BARE.match(normalize_line(lines[0]))
+    value = parse_number(m.group("num")) if m else None
+    picks = {p for p in _COEF_PICK.findall(code)}
+    if m is None or value is None or len(picks) != 1:
+        return None
+    term = next(iter(picks))
+    if term_score(term, family, hints) is None:
+        return None
+    line = next(i for i, x in enumerate(stdout.splitlines(), 1) if x.strip())
+    return VectorEntry(term, value, m.group("num"), line)

@@ -16,8 +16,12 @@ Rules, in order (the first that yields a value wins):
    at the cutoff). Tables printed under a robustness/placebo/first-stage heading are demoted; for
    IV a table printed as an IV/2SLS fit is preferred to one printed as OLS. Among the best the
    **last** wins (scripts progress from naive models to the preferred one).
-4. ``coef_vector`` — a named coefficient vector (R ``coef(fit)``, ``print(fit)``, a pandas
+4. ``spec_table`` — a table of specifications (``spec``/``model`` label column) with no row named
+   by the effect term: its main row (the first of the best; never a robustness/placebo row).
+5. ``coef_vector`` — a named coefficient vector (R ``coef(fit)``, ``print(fit)``, a pandas
    ``params`` Series).
+6. ``bare_number`` — stdout is one unlabelled number and the code picks exactly one coefficient,
+   the effect term, by name and touches no SE, statistic, p-value or interval.
 
 The extractor reports what is printed: it does not rescale (per-day vs cumulative effects are the
 scoring profile's business).
@@ -28,14 +32,19 @@ from __future__ import annotations
 import re
 
 from causalverify.extraction._labels import Labelled, find_labelled, find_marker
-from causalverify.extraction._tables import TableRow, find_table_rows
+from causalverify.extraction._tables import (
+    TableRow,
+    find_regression_table_rows,
+    find_table_rows,
+)
 from causalverify.extraction._terms import (
     CodeHints,
     code_hints,
     context_score,
+    spec_score,
     term_score,
 )
-from causalverify.extraction._vectors import VectorEntry, find_vectors
+from causalverify.extraction._vectors import VectorEntry, find_bare_number, find_vectors
 from causalverify.families import Family
 from causalverify.store.records import ExtractionRecord
 
@@ -70,15 +79,12 @@ def extract_estimate(*, code: str, stdout: str, family: Family) -> ExtractionRec
     if labelled is not None and labelled.score > 0:
         return _from_label(labelled)
     hints = code_hints(code, family)
-    row = _best_row(find_table_rows(stdout), family, hints)
-    if row is not None:
-        return _record(
-            row.value,
-            "coef_table",
-            row.line,
-            f"coefficient table {row.table + 1}, term {row.term!r}, column {row.column!r} "
-            f"-> {row.token}",
-        )
+    rows = sorted(find_table_rows(stdout) + find_regression_table_rows(stdout), key=_line_of)
+    from_table = _from_table(_best_row(rows, family, hints), hints)
+    if from_table is None:
+        from_table = _from_spec(_best_spec_row(rows, family))
+    if from_table is not None:
+        return from_table
     if labelled is not None:
         return _from_label(labelled)
     entry = _best_vector(find_vectors(code, stdout), family, hints)
@@ -88,6 +94,14 @@ def extract_estimate(*, code: str, stdout: str, family: Family) -> ExtractionRec
             "coef_vector",
             entry.line,
             f"named coefficient {entry.term!r} -> {entry.token}",
+        )
+    bare = find_bare_number(code, stdout, family, hints)
+    if bare is not None:
+        return _record(
+            bare.value,
+            "bare_number",
+            bare.line,
+            f"the only printed value, {bare.token}, is the code's coefficient {bare.term!r}",
         )
     return ExtractionRecord(
         method="deterministic",
@@ -101,6 +115,10 @@ def extract_estimate(*, code: str, stdout: str, family: Family) -> ExtractionRec
     )
 
 
+def _line_of(row: TableRow) -> int:
+    return row.line
+
+
 def _record(value: float, rule: str, line: int, why: str) -> ExtractionRecord:
     return ExtractionRecord(
         method="deterministic",
@@ -108,6 +126,31 @@ def _record(value: float, rule: str, line: int, why: str) -> ExtractionRecord:
         rule=rule,
         line=line,
         rationale=f"line {line}: {why} (rule {rule})",
+    )
+
+
+def _from_table(row: TableRow | None, hints: CodeHints) -> ExtractionRecord | None:
+    if row is None:
+        return None
+    term = repr(row.term) if row.term else f"{next(iter(hints.row_terms))!r} (named by the code)"
+    where = f"coefficient table {row.table + 1}" if row.table >= 0 else "regression table"
+    return _record(
+        row.value,
+        "coef_table",
+        row.line,
+        f"{where}, term {term}, column {row.column!r} -> {row.token}",
+    )
+
+
+def _from_spec(row: TableRow | None) -> ExtractionRecord | None:
+    if row is None:
+        return None
+    return _record(
+        row.value,
+        "spec_table",
+        row.line,
+        f"specification table {row.table + 1}, main row {row.term!r}, column {row.column!r} "
+        f"-> {row.token}",
     )
 
 
@@ -149,11 +192,29 @@ def _best_row(rows: list[TableRow], family: Family, hints: CodeHints) -> TableRo
     best: TableRow | None = None
     best_score = -(10**6)
     for row in rows:
-        base = term_score(row.term, family, hints)
+        term = row.term
+        if not term:  # a row printed without its term: named by the code, when unambiguous
+            if len(hints.row_terms) != 1:
+                continue
+            term = next(iter(hints.row_terms))
+        base = term_score(term, family, hints)
         if base is None:
             continue
         score = base + context_score(row.context, family)
         if score >= best_score:  # the last of the best wins
+            best, best_score = row, score
+    return best
+
+
+def _best_spec_row(rows: list[TableRow], family: Family) -> TableRow | None:
+    """The main row of a table of specifications: the first of the best-scoring rows."""
+    best: TableRow | None = None
+    best_score = -1
+    for row in rows:
+        if not row.spec:
+            continue
+        score = spec_score(row.term, family) + context_score(row.context, family)
+        if score > best_score:  # strict: the main specification is listed first
             best, best_score = row, score
     return best
 

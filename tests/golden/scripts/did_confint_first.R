@@ -1,0 +1,9 @@
+df <- read.csv("data/scenario.csv")
+fit <- lm(y ~ treated * post, data = df)
+cat("95% confidence intervals:\n")
+print(confint(fit))
+cat("DiD estimate:\n")
+print(coef(fit)["treated:post"])
+# ---- golden truth (stderr) ----
+r <- coef(summary(fit))["treated:post", ]
+cat(jsonlite::toJSON(list(estimate = unname(r[1]), others = c(unname(r[-1]), confint(fit)["treated:post", ])), digits = NA), file = stderr())

@@ -70,6 +70,7 @@ def test_corpus_is_large_and_varied() -> None:
     assert len(cases) >= 60
     combos = {(c["family"], c["language"]) for c in cases}
     assert len(combos) == 8  # every family in both languages
+    assert len({c["case"] for c in cases}) == len(cases)  # one fixture per case
     for case in cases:
         assert (GOLDEN / "fixtures" / f"{case['case']}.stdout").is_file()
         assert (GOLDEN / "scripts" / case["script"]).is_file()

@@ -111,10 +111,14 @@ def _kept_cases(scripts: list[Path], subset: bool) -> list[dict[str, Any]]:
         if any(old.name.startswith(f"{Path(n).stem}__") for n in names):
             old.unlink()
     previous = json.loads(MANIFEST.read_text())["cases"] if MANIFEST.is_file() else []
-    return [c for c in previous if c["script"] not in names]
+    # cases of scripts that were rerun or no longer exist are dropped
+    return [c for c in previous if c["script"] not in names and (SCRIPTS / c["script"]).is_file()]
 
 
 def main(argv: list[str]) -> int:
+    stems = [p.stem for p in SCRIPTS.iterdir()]
+    if len(stems) != len(set(stems)):
+        raise SystemExit("two golden scripts share a name stem (their fixtures would collide)")
     sandbox = get_sandbox()
     FIXTURES.mkdir(exist_ok=True)
     scripts = _selected(argv)

@@ -181,6 +181,7 @@ def test_selftest_covers_every_protection(sandbox: Sandbox) -> None:
         "read-only system",
         "private scratch",
         "unprivileged",
+        "system call filter",
         "no secrets",
         "CPU",
         "memory",

@@ -37,6 +37,7 @@ from causalverify.errors import SandboxUnavailableError
 from causalverify.families import Language
 from causalverify.sandbox._classify import RunFacts, to_result, unavailable
 from causalverify.sandbox._process import kill_quietly, supervise
+from causalverify.sandbox._seccomp import filter_program
 from causalverify.sandbox._toolchain import Toolchain, discover
 from causalverify.sandbox._uidslot import UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
@@ -130,6 +131,8 @@ class BwrapSandbox:
                 "unprivileged uid: apt-get install util-linux"
             )
         self._prefix = self._static_args()
+        # None on an architecture without a filter: the self-test then refuses the sandbox
+        self._seccomp = filter_program()
 
     def policy(self) -> dict[str, object]:
         """A JSON-able description of the isolation, for a run's metadata."""
@@ -214,6 +217,10 @@ class BwrapSandbox:
                 command = [self._setpriv, *drop, "--", *command]
             file_args, fds = self._file_args(files, stack)
             code_fd = _content_fd(code.encode("utf-8"), stack)
+            if self._seccomp is not None:
+                seccomp_fd = _content_fd(self._seccomp, stack)
+                fds.append(seccomp_fd)
+                file_args += ["--seccomp", str(seccomp_fd)]
             info_r, info_w = os.pipe2(os.O_CLOEXEC)
             block_r, block_w = os.pipe2(os.O_CLOEXEC)
             stack.callback(os.close, info_r)

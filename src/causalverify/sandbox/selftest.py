@@ -1,7 +1,7 @@
 """Self-test: does each protection of the sandbox actually hold on this machine?
 
 Every check runs a small probe inside the sandbox and inspects the outcome. The checks are
-network cut, read-only system, private scratch, unprivileged user, no secrets, CPU, memory, processes, output and
+network cut, read-only system, private scratch, unprivileged user, system call filter, no secrets, CPU, memory, processes, output and
 wall clock. ``get_sandbox`` runs them once per process and refuses to execute when one fails.
 """
 
@@ -59,6 +59,11 @@ except OSError as e:
 out["uid"] = os.getuid()
 status = open("/proc/self/status").read()
 out["capeff"] = int(status.split("CapEff:")[1].split()[0], 16)
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+out["add_key"] = ADD_KEY > 0 and libc.syscall(ADD_KEY, b"user", b"probe", b"x", 1, ctypes.c_int(-4)) >= 0
+out["userns"] = libc.unshare(0x10000000) == 0  # CLONE_NEWUSER; the probe's last step
 print(json.dumps(out))
 """
 
@@ -94,6 +99,14 @@ def _home_allowed() -> set[str]:
     return allowed
 
 
+def _add_key_number() -> int:
+    """The ``add_key`` system call number of this machine (0 when the filter does not know it)."""
+    from causalverify.sandbox._seccomp import syscall_numbers
+
+    numbers = syscall_numbers()
+    return numbers["add_key"] if numbers else 0
+
+
 def _isolation_checks(sandbox: Sandbox) -> list[Check]:
     with socket.socket() as server, tempfile.TemporaryDirectory() as tmp:
         server.bind(("127.0.0.1", 0))
@@ -104,6 +117,7 @@ def _isolation_checks(sandbox: Sandbox) -> list[Check]:
             _PROBE.replace("PORT", str(server.getsockname()[1]))
             .replace("CANARY", repr(str(canary)))
             .replace("HOME", repr(str(Path.home())))
+            .replace("ADD_KEY", str(_add_key_number()))
         )
         res = sandbox.run(code, "python", {"data/probe.csv": b"a\n1\n"}, Limits(wall_seconds=30))
     try:
@@ -132,6 +146,14 @@ def _isolation_checks(sandbox: Sandbox) -> list[Check]:
             name="unprivileged",
             ok=p["uid"] != 0 and p["capeff"] == 0,
             detail=f"uid {p['uid']}, effective capabilities {p['capeff']:#x}",
+        ),
+        Check(
+            name="system call filter",
+            ok=_add_key_number() > 0 and not p["add_key"] and not p["userns"],
+            detail=(
+                f"kernel keyring usable: {p['add_key']}; new user namespace: {p['userns']}"
+                + ("" if _add_key_number() else "; no filter for this architecture")
+            ),
         ),
         Check(
             name="no secrets",

@@ -24,6 +24,7 @@ from causalverify.calibration.prompts import (
     messages_sha256,
 )
 from causalverify.errors import SetupError, SuiteError
+from causalverify.models import is_offline
 from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationProtocol, CalibrationRecord
 from causalverify.store.records import CellKey, CellRecord, Message, ModelResponse
 from causalverify.store.sqlite import RunStore
@@ -396,7 +397,7 @@ class _Dispatch:
         self.counts[record.status] += 1
         response = record.response
         if response is not None and not response.cached and response.error is None:
-            self.requests += int(not record.key.model.startswith("reference/"))
+            self.requests += int(not is_offline(record.key.model))
             self.cost_usd += response.cost_usd
         self.emit("row", record)
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PRICES",
     "KINDS",
+    "OFFLINE_KINDS",
     "CellContext",
     "ModelOptions",
     "Price",
@@ -34,12 +35,20 @@ __all__ = [
     "RetryPolicy",
     "default_cache_path",
     "get_provider",
+    "is_offline",
     "load_prices",
     "parse_spec",
 ]
 
 #: Provider kinds understood by :func:`get_provider`.
 KINDS: Final[tuple[str, ...]] = ("openai", "anthropic", "replay", "reference")
+#: Kinds that answer locally: their calls are not API requests and cost nothing.
+OFFLINE_KINDS: Final[tuple[str, ...]] = ("replay", "reference")
+
+
+def is_offline(spec: str) -> bool:
+    """Whether ``spec`` names a provider that answers without calling an API."""
+    return spec.strip().partition("/")[0] in OFFLINE_KINDS
 
 
 def parse_spec(spec: str) -> tuple[str, str]:

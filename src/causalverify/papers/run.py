@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from causalverify.errors import SetupError
+from causalverify.models import is_offline
 from causalverify.papers.prompts import (
     Arm,
     Layer,
@@ -170,7 +171,7 @@ def ask_all(
                 asked += 1
                 counts[exchange.status] += 1
                 fresh = not exchange.response.cached and exchange.response.error is None
-                requests += int(fresh and not job.model.startswith("reference/"))
+                requests += int(fresh and not is_offline(job.model))
                 cost += exchange.response.cost_usd if fresh else 0.0
                 emit("row", skipped + asked, counts)
     for provider in providers.values():

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
+from causalverify.models import is_offline
 from causalverify.runner.cell import Answered, CellTask, answer, execute
 from causalverify.runner.config import RunConfig
 from causalverify.runner.executor import Executor, LocalPoolExecutor
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 #: statuses a rerun computes again (everything else is final)
 RETRY_STATUSES: frozenset[str] = frozenset({"api_error"})
 #: provider kinds that answer without a model request
-_OFFLINE = ("reference/", "replay/")
 
 
 def run_benchmark(
@@ -222,7 +222,7 @@ class _Dispatcher:
         self.counts[record.status] += 1
         response = record.response
         if response is not None and not response.cached and response.error is None:
-            self.requests += int(not record.key.model.startswith(_OFFLINE))
+            self.requests += int(not is_offline(record.key.model))
             self.cost_usd += response.cost_usd
             self.input_tokens += response.input_tokens
             self.output_tokens += response.output_tokens

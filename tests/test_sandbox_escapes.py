@@ -81,28 +81,41 @@ def test_filter_is_only_built_for_known_machines() -> None:
 @pytest.mark.parametrize("language", LANGS)
 def test_no_inherited_descriptors(sandbox: Sandbox, language: Language) -> None:
     r = (
-        'for (f in list.files("/proc/self/fd")) cat(f, Sys.readlink(file.path("/proc/self/fd", f)),'
-        ' "\\n")\n'
+        'for (f in list.files("/proc/self/fd")) {\n'
+        '  info <- tryCatch(readLines(file.path("/proc/self/fdinfo", f)), error = function(e) "")\n'
+        '  flags <- sub("flags:\\\\s*", "", grep("^flags:", info, value = TRUE)[1])\n'
+        '  cat(f, Sys.readlink(file.path("/proc/self/fd", f)), flags, "\\n")\n'
+        "}\n"
     )
     py = (
         "import os\nfor f in os.listdir('/proc/self/fd'):\n"
-        "    try:\n        print(f, os.readlink(f'/proc/self/fd/{f}'))\n"
-        "    except OSError:\n        pass\n"
+        "    try:\n"
+        "        info = open(f'/proc/self/fdinfo/{f}').read().split()\n"
+        "        print(f, os.readlink(f'/proc/self/fd/{f}'), info[info.index('flags:') + 1])\n"
+        "    except (OSError, ValueError):\n        pass\n"
     )
     res = run(sandbox, language, r, py)
     assert res.status == "ok", res
+    rows = [line.split() for line in res.stdout.splitlines() if line.strip()]
     targets = {
-        line.split(" ", 1)[0]: line.split(" ", 1)[1].strip() for line in res.stdout.splitlines()
+        row[0]: (row[1] if len(row) > 1 else "", row[2] if len(row) > 2 else "") for row in rows
     }
-    # the script itself (R keeps it open) and the descriptor of the listing are expected
+    # the script itself (R keeps it open), the descriptor of the listing, and the write end of
+    # the fit log's pipe (write-only: O_WRONLY is flag 01) are expected
     extra = {
         fd: t
-        for fd, t in targets.items()
+        for fd, (t, _flags) in targets.items()
         if fd not in ("0", "1", "2")
         and not t.startswith(("/code/main.", "/proc/"))
         and t not in ("", "NA")
     }
-    assert extra == {}, targets
+    log_ends = {
+        fd for fd, t in extra.items() if t.startswith("pipe:") and targets[fd][1].endswith("1")
+    }
+    assert len(log_ends) <= 1, targets
+    assert {fd: t for fd, t in extra.items() if fd not in log_ends} == {}, targets
+    for fd in log_ends:  # write-only: the log cannot be read back through it
+        assert int(targets[fd][1], 8) & 0o3 == 0o1, targets
 
 
 @pytest.mark.parametrize("language", LANGS)

@@ -4,6 +4,12 @@ Rules, in order (the first that yields a value wins):
 
 1. ``estimate_marker`` — an ``ESTIMATE: <number>`` line; if several are printed the **last** one
    wins (a script that refines its answer prints the final one last).
+1b. ``fit_match`` — with the fit log (the models the script fitted, recorded in the sandbox): a
+   printed number that equals, at its printed precision, a fit's coefficient on the family's
+   effect term, whatever the print style. Preferred: a number not printed in a robustness or
+   placebo context, from a fit of the family's design (an IV estimator for IV, an RD estimator
+   for RDD), from the **last** such fit, printed with the most digits. The printed value is
+   returned, never the logged one.
 2. ``labelled_line`` — a number printed after a label that names an effect estimate for the
    family (``DiD estimate: -0.23``, ``IV (2SLS) effect = 0.41``, ``Average AR per day: 0.002``).
    Labels naming a standard error, statistic, p-value, interval, sample size, first stage, OLS
@@ -30,7 +36,9 @@ scoring profile's business).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from causalverify.extraction._fits import FitMatch, best_fit_match, find_fit_matches
 from causalverify.extraction._labels import Labelled, find_labelled, find_marker
 from causalverify.extraction._tables import (
     TableRow,
@@ -46,6 +54,7 @@ from causalverify.extraction._terms import (
 )
 from causalverify.extraction._vectors import VectorEntry, find_bare_number, find_vectors
 from causalverify.families import Family
+from causalverify.sandbox.base import FitEntry
 from causalverify.store.records import ExtractionRecord
 
 _HEADING = re.compile(
@@ -53,7 +62,9 @@ _HEADING = re.compile(
 )
 
 
-def extract_estimate(*, code: str, stdout: str, family: Family) -> ExtractionRecord:
+def extract_estimate(
+    *, code: str, stdout: str, family: Family, fits: Sequence[FitEntry] = ()
+) -> ExtractionRecord:
     """Extract the treatment-effect estimate a script printed.
 
     Parameters
@@ -64,6 +75,9 @@ def extract_estimate(*, code: str, stdout: str, family: Family) -> ExtractionRec
         What the script printed.
     family
         The design family, which decides which coefficient is the effect.
+    fits
+        The script's fit log (``ExecResult.fits``): identifies which printed number is a fitted
+        effect coefficient; never a source of values.
 
     Returns
     -------
@@ -75,10 +89,14 @@ def extract_estimate(*, code: str, stdout: str, family: Family) -> ExtractionRec
     if marker is not None:
         value, line = marker
         return _record(value, "estimate_marker", line, f"ESTIMATE line -> {value!r}")
+    hints = code_hints(code, family)
+    if fits:
+        match = best_fit_match(find_fit_matches(stdout, fits, family, hints, _headings(stdout)))
+        if match is not None:
+            return _from_fit(match)
     labelled = _best_labelled(stdout, family)
     if labelled is not None and labelled.score > 0:
         return _from_label(labelled)
-    hints = code_hints(code, family)
     rows = sorted(find_table_rows(stdout) + find_regression_table_rows(stdout), key=_line_of)
     from_table = _from_table(_best_row(rows, family, hints), hints)
     if from_table is None:
@@ -139,6 +157,18 @@ def _from_table(row: TableRow | None, hints: CodeHints) -> ExtractionRecord | No
         "coef_table",
         row.line,
         f"{where}, term {term}, column {row.column!r} -> {row.token}",
+    )
+
+
+def _from_fit(match: FitMatch) -> ExtractionRecord:
+    coef = match.coef
+    return _record(
+        match.value,
+        "fit_match",
+        match.line,
+        f"printed {match.token}{'%' if match.value != float(match.token) else ''} is the "
+        f"coefficient on {coef.term!r} of fit {coef.fit + 1} ({coef.function}), "
+        f"{coef.estimate!r}, at its printed precision",
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from causalverify.sandbox._process import Outcome
 from causalverify.sandbox.base import ExecResult, ExecStatus, Limits
+from causalverify.sandbox.fitlog import parse_fit_log
 
 _R_MISSING = re.compile(r"there is no package called [‘'`\"]([A-Za-z0-9._]+)[’'`\"]")
 _PY_MISSING = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]+)'")
@@ -98,6 +99,7 @@ def to_result(outcome: Outcome, facts: RunFacts) -> ExecResult:
         detail = f"package not installed: {missing}"
     if not facts.sandboxed:
         detail = ("UNSAFE: executed without a sandbox. " + detail).strip()
+    fits, fits_note = parse_fit_log(outcome.side, truncated=outcome.side_truncated)
     return ExecResult(
         status=status,
         exit_code=outcome.exit_code,
@@ -111,6 +113,8 @@ def to_result(outcome: Outcome, facts: RunFacts) -> ExecResult:
         sandboxed=facts.sandboxed,
         missing_package=missing,
         detail=detail,
+        fits=fits,
+        fits_note=fits_note,
     )
 
 

@@ -22,14 +22,16 @@ class _Stream:
     cap: int
     data: bytearray = field(default_factory=bytearray)
     truncated: bool = False
+    #: a soft stream keeps draining past its cap (dropping the rest) instead of ending the run
+    soft: bool = False
 
     def feed(self, chunk: bytes) -> bool:
-        """Store ``chunk`` up to the cap; return True once the cap is exceeded."""
+        """Store ``chunk`` up to the cap; return True once a hard stream's cap is exceeded."""
         room = self.cap - len(self.data)
         if len(chunk) > room:
             self.data += chunk[: max(room, 0)]
             self.truncated = True
-            return True
+            return not self.soft
         self.data += chunk
         return False
 
@@ -45,6 +47,9 @@ class Outcome:
     stderr: bytes
     stdout_truncated: bool
     stderr_truncated: bool
+    #: what arrived on the side channel (the fit log), capped
+    side: bytes
+    side_truncated: bool
     wall_seconds: float
     cpu_seconds: float
     peak_memory_mb: float | None
@@ -109,16 +114,22 @@ def supervise(
     max_output_bytes: int,
     kill: Callable[[], None],
     exit_grace: float = 0.5,
+    side_fd: int | None = None,
+    side_cap: int = 0,
 ) -> Outcome:
     """Read ``proc``'s stdout/stderr until EOF, enforcing the deadline and the output cap.
 
     ``kill`` must end the whole process tree. When the direct child has exited but something it
     left behind still holds the pipes open, reading stops after ``exit_grace`` seconds and the
-    tree is killed.
+    tree is killed. ``side_fd`` (the read end of the fit-log pipe, closed here) is drained too;
+    at most ``side_cap`` bytes of it are kept and a flood never ends the run.
     """
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Stream(max_output_bytes), _Stream(max_output_bytes)
+    side = _Stream(side_cap, soft=True)
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    if side_fd is not None:
+        streams[side_fd] = side
     reason, must_kill = _pump(proc, streams, started + wall_seconds, exit_grace)
     if must_kill:
         kill()
@@ -127,6 +138,8 @@ def supervise(
     wall = time.monotonic() - started
     proc.stdout.close()
     proc.stderr.close()
+    if side_fd is not None:
+        os.close(side_fd)
     exit_code, term_signal = _decode_status(status)
     return Outcome(
         reason=reason,
@@ -136,6 +149,8 @@ def supervise(
         stderr=bytes(err.data),
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
+        side=bytes(side.data),
+        side_truncated=side.truncated,
         wall_seconds=wall,
         cpu_seconds=usage.ru_utime + usage.ru_stime,
         peak_memory_mb=usage.ru_maxrss / 1024.0 if usage.ru_maxrss else None,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from causalverify.families import Language
 
@@ -39,6 +39,34 @@ class Limits:
     max_output_bytes: int = 1_000_000
 
 
+class FitTerm(BaseModel):
+    """One coefficient of a fitted model, as the fit log recorded it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    term: str
+    estimate: float | None
+    std_error: float | None = None
+
+
+class FitEntry(BaseModel):
+    """One model the script fitted (see :mod:`causalverify.sandbox.fitlog`).
+
+    ``function`` names the estimation function (``stats::lm``, ``linearmodels.IV2SLS``, ...);
+    ``iv`` is set for instrumental-variables fits, with the ``endogenous`` regressors when known;
+    ``rd`` for a regression-discontinuity estimator.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    function: str
+    terms: list[FitTerm]
+    nobs: float | None = None
+    iv: bool = False
+    rd: bool = False
+    endogenous: list[str] = Field(default_factory=list)
+
+
 class ExecResult(BaseModel):
     """What happened when a script ran."""
 
@@ -57,6 +85,10 @@ class ExecResult(BaseModel):
     #: set when the failure is caused by an R/Python package that is not installed
     missing_package: str | None = None
     detail: str = ""
+    #: every model the script fitted, in order (untrusted: written by the script's process)
+    fits: list[FitEntry] = Field(default_factory=list)
+    #: what was dropped from the fit log and why ("" when nothing was)
+    fits_note: str = ""
 
     @property
     def ok(self) -> bool:

@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from causalverify.errors import SandboxUnavailableError
 from causalverify.families import Language
+from causalverify.sandbox import fitlog
 from causalverify.sandbox._classify import RunFacts, to_result, unavailable
 from causalverify.sandbox._process import kill_quietly, supervise
 from causalverify.sandbox._seccomp import filter_program
@@ -69,14 +70,21 @@ def sandbox_env(toolchain: Toolchain) -> dict[str, str]:
     }
 
 
-def script_command(toolchain: Toolchain, language: Language, script: str) -> list[str]:
-    """How a script is started: ``Rscript --vanilla`` or the project's own Python interpreter."""
+def script_command(
+    toolchain: Toolchain, language: Language, script: str, *, fit_log: bool = False
+) -> list[str]:
+    """How a script is started: ``Rscript --vanilla`` or the project's own Python interpreter.
+
+    With ``fit_log`` R is started with ``--vanilla``'s flags except ``--no-site-file``, so that
+    ``R_PROFILE`` loads the fit-log hook (and nothing else: the system site file is replaced).
+    """
     if language == "r":
         if toolchain.rscript is None:
             raise SandboxUnavailableError(
                 "Rscript not found: install R (make setup, or apt-get install r-base-core)"
             )
-        return [toolchain.rscript, "--vanilla", script]
+        flags = fitlog.R_FLAGS if fit_log else fitlog.R_FLAGS_NO_HOOK
+        return [toolchain.rscript, *flags, script]
     return [toolchain.python, "-B", script]
 
 
@@ -110,11 +118,16 @@ class BwrapSandbox:
         Default limits when :meth:`run` gets none.
     scratch_mb : int
         Size of the scratch and ``/tmp`` tmpfs each, and the largest file a script may write.
+    fit_log : bool
+        Record the models the script fits (:mod:`causalverify.sandbox.fitlog`).
     """
 
     sandboxed = True
 
-    def __init__(self, *, limits: Limits | None = None, scratch_mb: int = 256) -> None:
+    def __init__(
+        self, *, limits: Limits | None = None, scratch_mb: int = 256, fit_log: bool = True
+    ) -> None:
+        self.fit_log = fit_log
         self.toolchain = discover()
         if self.toolchain.bwrap is None:
             raise SandboxUnavailableError(
@@ -146,8 +159,13 @@ class BwrapSandbox:
             "scratch_mb": self.scratch_mb,
             "environment": sandbox_env(self.toolchain),
             "default_limits": asdict(self.limits),
-            "r_command": "Rscript --vanilla",
+            "r_command": "Rscript " + " ".join(fitlog.R_FLAGS if self.fit_log else ("--vanilla",)),
             "python": self.toolchain.python,
+            "fit_log": (
+                f"hooks read-only in {fitlog.HOOK_DIR}; JSON lines on an inherited pipe"
+                if self.fit_log
+                else "off"
+            ),
         }
 
     def _identity_args(self) -> list[str]:
@@ -206,7 +224,7 @@ class BwrapSandbox:
         """Run ``code`` in a fresh sandbox; see :class:`causalverify.sandbox.base.Sandbox`."""
         limits = limits or self.limits
         script = f"{CODE_DIR}/main.{'R' if language == 'r' else 'py'}"
-        command = script_command(self.toolchain, language, script)
+        command = script_command(self.toolchain, language, script, fit_log=self.fit_log)
         with ExitStack() as stack:
             if self._setpriv is not None:
                 try:
@@ -234,21 +252,48 @@ class BwrapSandbox:
                 str(code_fd),
                 script,
             ]
+            log_r = log_w = None
+            if self.fit_log:
+                log_r, log_w = os.pipe2(os.O_CLOEXEC)
+                # the script's uid (a slot uid when we are root) must be able to reopen the pipe
+                # through /proc/self/fd, as R does; nobody but the holders of a descriptor can
+                os.fchmod(log_w, 0o622)
+                argv += self._hook_args(language, log_w, fds, stack)
             argv += ["--info-fd", str(info_w), "--block-fd", str(block_r), *command]
             started = time.monotonic()
+            log_fds = () if log_w is None else (log_w,)
             try:
                 proc = subprocess.Popen(
                     argv,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
-                    pass_fds=(*fds, code_fd, info_w, block_r),
+                    pass_fds=(*fds, code_fd, info_w, block_r, *log_fds),
                     env={},
                 )
+            except BaseException:
+                if log_r is not None:
+                    os.close(log_r)
+                raise
             finally:
                 os.close(info_w)
                 os.close(block_r)
-            return self._after_spawn(proc, started, limits, info_r, block_w, stack)
+                if log_w is not None:
+                    os.close(log_w)
+            return self._after_spawn(proc, started, limits, info_r, block_w, stack, log_r)
+
+    def _hook_args(
+        self, language: Language, log_w: int, fds: list[int], stack: ExitStack
+    ) -> list[str]:
+        """Place the fit-log hooks read-only in /code/hooks and point the interpreter at them."""
+        args = ["--perms", "0755", "--dir", fitlog.HOOK_DIR]
+        for name, content in sorted(fitlog.hook_files().items()):
+            fd = _content_fd(content, stack)
+            fds.append(fd)
+            args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{fitlog.HOOK_DIR}/{name}"]
+        for key, value in fitlog.hook_env(language, log_w).items():
+            args += ["--setenv", key, value]
+        return args
 
     def _after_spawn(
         self,
@@ -258,6 +303,7 @@ class BwrapSandbox:
         info_r: int,
         block_w: int,
         stack: ExitStack,
+        log_r: int | None = None,
     ) -> ExecResult:
         child = _read_child_pid(info_r)
         pidfd = -1
@@ -274,6 +320,8 @@ class BwrapSandbox:
                 kill_quietly(child)
             kill_quietly(proc.pid)
             _, err = proc.communicate()
+            if log_r is not None:
+                os.close(log_r)
             message = err.decode("utf-8", "replace").strip() or str(exc)
             return unavailable(f"sandbox setup failed: {message}")
 
@@ -288,6 +336,8 @@ class BwrapSandbox:
             wall_seconds=limits.wall_seconds,
             max_output_bytes=limits.max_output_bytes,
             kill=kill,
+            side_fd=log_r,
+            side_cap=fitlog.MAX_BYTES,
         )
         facts = RunFacts(
             limits=limits,

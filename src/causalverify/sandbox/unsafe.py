@@ -20,6 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from causalverify.families import Language
+from causalverify.sandbox import fitlog
 from causalverify.sandbox._classify import RunFacts, to_result
 from causalverify.sandbox._process import supervise
 from causalverify.sandbox._toolchain import discover
@@ -34,9 +35,10 @@ class UnsafeSandbox:
 
     sandboxed = False
 
-    def __init__(self, *, limits: Limits | None = None) -> None:
+    def __init__(self, *, limits: Limits | None = None, fit_log: bool = True) -> None:
         self.toolchain = discover()
         self.limits = limits or Limits()
+        self.fit_log = fit_log
 
     def policy(self) -> dict[str, object]:
         """A JSON-able description (no isolation), for a run's metadata."""
@@ -53,6 +55,7 @@ class UnsafeSandbox:
         """Run ``code`` with its files in a fresh temporary folder (no isolation)."""
         limits = limits or self.limits
         root = Path(tempfile.mkdtemp(prefix="causalverify-unsafe-"))
+        hooks = Path(tempfile.mkdtemp(prefix="causalverify-hooks-"))
         try:
             for rel, content in files.items():
                 target = root / check_relative(rel)
@@ -64,13 +67,26 @@ class UnsafeSandbox:
             script = root / f".main.{'R' if language == 'r' else 'py'}"
             script.write_text(code, encoding="utf-8")
             env = {**sandbox_env(self.toolchain), "HOME": str(root), "TMPDIR": str(root)}
-            return self._spawn(
-                script_command(self.toolchain, language, str(script)), root, env, limits
-            )
+            argv = script_command(self.toolchain, language, str(script), fit_log=self.fit_log)
+            if not self.fit_log:
+                return self._spawn(argv, root, env, limits, None)
+            for name, content in fitlog.hook_files().items():
+                (hooks / name).write_bytes(content)
+            log_r, log_w = os.pipe2(os.O_CLOEXEC)
+            env.update(fitlog.hook_env(language, log_w, str(hooks)))
+            return self._spawn(argv, root, env, limits, (log_r, log_w))
         finally:
             shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(hooks, ignore_errors=True)
 
-    def _spawn(self, argv: list[str], cwd: Path, env: dict[str, str], limits: Limits) -> ExecResult:
+    def _spawn(
+        self,
+        argv: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        limits: Limits,
+        log: tuple[int, int] | None,
+    ) -> ExecResult:
         cpu = max(1, int(limits.cpu_seconds + 0.999))
         memory = limits.memory_mb * _MB
 
@@ -80,16 +96,25 @@ class UnsafeSandbox:
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
         started = time.monotonic()
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=preexec,
-        )
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=preexec,
+                pass_fds=() if log is None else (log[1],),
+            )
+        except BaseException:
+            if log is not None:
+                os.close(log[0])
+            raise
+        finally:
+            if log is not None:
+                os.close(log[1])
 
         def kill() -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -101,5 +126,7 @@ class UnsafeSandbox:
             wall_seconds=limits.wall_seconds,
             max_output_bytes=limits.max_output_bytes,
             kill=kill,
+            side_fd=None if log is None else log[0],
+            side_cap=fitlog.MAX_BYTES,
         )
         return to_result(outcome, RunFacts(limits=limits, sandboxed=False))

@@ -93,7 +93,10 @@ def _extract(record: CellRecord) -> ExtractionRecord | None:
     if record.execution is None or record.code is None or record.code.code is None:
         return None
     return extract_estimate(
-        code=record.code.code, stdout=record.execution.stdout, family=record.family
+        code=record.code.code,
+        stdout=record.execution.stdout,
+        family=record.family,
+        fits=record.execution.fits,
     )
 
 

@@ -170,7 +170,10 @@ def agreement(
 def _our_value(record: CellRecord) -> float | None:
     assert record.code is not None and record.execution is not None
     rec = extract_estimate(
-        code=record.code.code or "", stdout=record.execution.stdout, family=record.family
+        code=record.code.code or "",
+        stdout=record.execution.stdout,
+        family=record.family,
+        fits=record.execution.fits,
     )
     return rec.value
 

@@ -1,0 +1,181 @@
+"""Reading printed numbers against the fit log: which printed number is a fitted effect coefficient.
+
+A script may print its estimate in any style (a table, a data frame, a sentence, a list). The fit
+log (:mod:`causalverify.sandbox.fitlog`) says which models it fitted and their coefficients; a
+printed number that equals, at its printed precision, the coefficient of a fit's effect term
+identifies the estimate. The value returned is always the *printed* number, never the logged
+one, so a forged log cannot score better than printing an ``ESTIMATE:`` line would.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from causalverify.extraction._numbers import NUMBER, decimals_of, normalize_line
+from causalverify.extraction._terms import CodeHints, context_score, normalize_term, term_score
+from causalverify.families import Family
+from causalverify.sandbox.base import FitEntry
+
+#: a number that is not part of a name (``x1``, ``h2o``) nor of a longer number
+_TOKEN: Final = re.compile(rf"(?<![\w.]){NUMBER}(?![\w.])(?P<pct>\s*%)?")
+_THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_IV_FUNCTION: Final = re.compile(r"ivreg|iv_robust|IV2SLS|IVLIML|IVGMM|tsls|2sls", re.IGNORECASE)
+_RD_MAIN: Final = "conventional"
+_RD_TERMS: Final = frozenset({"conventional", "bias-corrected", "robust"})
+#: printed numbers with fewer significant digits match coefficients by coincidence
+MIN_SIGNIFICANT: Final = 2
+
+
+@dataclass(frozen=True)
+class EffectCoef:
+    """The effect-term coefficient of one fit."""
+
+    fit: int  # index in the log (0-based)
+    function: str
+    term: str
+    estimate: float
+    design: int  # how well the fit's estimator suits the family (higher is better)
+    term_score: int
+
+
+@dataclass(frozen=True)
+class FitMatch:
+    """A printed number identified as a fitted effect coefficient."""
+
+    coef: EffectCoef
+    value: float
+    token: str
+    line: int
+    context: int
+    significant: int
+
+    @property
+    def key(self) -> tuple[int, int, int, int, int]:
+        """Higher is better: context and design, then the later fit, the better term, precision."""
+        return (
+            self.context + 2 * self.coef.design,
+            self.coef.fit,
+            self.coef.term_score,
+            self.significant,
+            self.line,
+        )
+
+
+def _design(fit: FitEntry, family: Family) -> int:
+    if family == "iv":
+        return 2 if fit.iv or _IV_FUNCTION.search(fit.function) else 0
+    if family == "rdd":
+        return 2 if fit.rd else 1
+    return 1
+
+
+def _effect_score(fit: FitEntry, term: str, family: Family, hints: CodeHints) -> int | None:
+    t = normalize_term(term)
+    if fit.rd:
+        if family != "rdd" or t not in _RD_TERMS:
+            return None
+        return 4 if t == _RD_MAIN else 3
+    if family == "iv" and fit.iv:
+        endog = {normalize_term(e) for e in fit.endogenous}
+        if t in endog:
+            return 4
+        if endog:  # an IV fit that names its endogenous regressors: other terms are controls
+            return None
+    return term_score(term, family, hints)
+
+
+def effect_coefficients(
+    fits: Sequence[FitEntry], family: Family, hints: CodeHints
+) -> list[EffectCoef]:
+    """Every fit's coefficient on a term that is the family's effect, in fitting order."""
+    out: list[EffectCoef] = []
+    for index, fit in enumerate(fits):
+        design = _design(fit, family)
+        for t in fit.terms:
+            if t.estimate is None:
+                continue
+            score = _effect_score(fit, t.term, family, hints)
+            if score is not None:
+                out.append(EffectCoef(index, fit.function, t.term, t.estimate, design, score))
+    return out
+
+
+def _significant(token: str) -> int:
+    mantissa = token.lower().lstrip("+-<").split("e")[0]
+    digits = mantissa.replace(".", "").lstrip("0")
+    return len(digits)
+
+
+def _equal_at_precision(printed: float, decimals: int, coef: float) -> bool:
+    half = 0.5 * 10.0 ** (-decimals)
+    return abs(printed - coef) <= half * (1 + 1e-9) + 1e-15 * max(1.0, abs(coef))
+
+
+@dataclass(frozen=True)
+class _Printed:
+    value: float
+    token: str
+    line: int
+    decimals: int
+    significant: int
+    percent: bool
+
+
+def _printed_numbers(stdout: str) -> list[_Printed]:
+    out: list[_Printed] = []
+    for no, raw in enumerate(stdout.splitlines(), start=1):
+        text = _THOUSANDS.sub("", normalize_line(raw))
+        for m in _TOKEN.finditer(text):
+            token = m.group(0).rstrip(" %")
+            try:
+                value = float(token)
+            except ValueError:
+                continue
+            sig = _significant(token)
+            if not math.isfinite(value) or sig < MIN_SIGNIFICANT:
+                continue
+            out.append(_Printed(value, token, no, decimals_of(token), sig, bool(m.group("pct"))))
+    return out
+
+
+def _matches(printed: _Printed, coef: float) -> float | None:
+    """The printed value as an estimate if it prints ``coef`` (a percent is divided by 100)."""
+    if printed.percent:
+        value = printed.value / 100.0
+        return value if _equal_at_precision(value, printed.decimals + 2, coef) else None
+    return printed.value if _equal_at_precision(printed.value, printed.decimals, coef) else None
+
+
+def find_fit_matches(
+    stdout: str,
+    fits: Sequence[FitEntry],
+    family: Family,
+    hints: CodeHints,
+    headings: Sequence[str],
+) -> list[FitMatch]:
+    """Every (printed number, fitted effect coefficient) pair that agree at printed precision."""
+    coefs = effect_coefficients(fits, family, hints)
+    if not coefs:
+        return []
+    lines = stdout.splitlines()
+    out: list[FitMatch] = []
+    for printed in _printed_numbers(stdout):
+        for coef in coefs:
+            value = _matches(printed, coef.estimate)
+            if value is None:
+                continue
+            text = lines[printed.line - 1].lower()
+            context = context_score(headings[printed.line - 1] + " " + text, family)
+            out.append(
+                FitMatch(coef, value, printed.token, printed.line, context, printed.significant)
+            )
+    return out
+
+
+def best_fit_match(matches: Sequence[FitMatch]) -> FitMatch | None:
+    """The preferred match (see :attr:`FitMatch.key`), or None."""
+    return max(matches, key=lambda m: m.key, default=None)

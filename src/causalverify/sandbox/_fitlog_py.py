@@ -1,0 +1,314 @@
+"""The fit log's Python side: loaded inside the sandbox as ``sitecustomize`` before the script.
+
+It records every model the script fits with statsmodels, linearmodels, pyfixest or rdrobust as
+one JSON line ``{"function", "terms": [{"term", "estimate", "std_error"}], "nobs"}`` written to
+a pipe the harness reads (the descriptor is named by ``CAUSALVERIFY_FITLOG_FD``). It changes
+nothing the script computes or prints:
+
+- the hooks are installed when the estimation module is imported (a ``sys.meta_path`` finder
+  patches the module right after it executes), so a script that fits nothing pays nothing;
+- the variables that point here (``CAUSALVERIFY_FITLOG_FD``, ``PYTHONPATH``) and this folder's
+  entry in ``sys.path`` are removed before the script starts;
+- a fit called inside another hooked fit is not logged again (only the outermost call);
+- every failure of the hook is swallowed: the script's own exceptions pass through unchanged.
+
+This file runs as untrusted code's neighbour: the harness treats whatever reaches the pipe as
+untrusted data (see :mod:`causalverify.sandbox.fitlog`). It imports only the standard library at
+start-up and must stay importable without the rest of CausalVerify.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import sys
+import types
+from typing import Any
+
+_FD_VAR = "CAUSALVERIFY_FITLOG_FD"
+_MAX_ENTRIES = 2000
+_MAX_TERMS = 200
+_FD: int | None = None
+_STATE = {"depth": 0, "written": 0}
+_FIT_FUNCTIONS = {"feols", "fepois", "feglm"}
+
+
+def _number(value: Any) -> float | None:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
+def _is_dummy(term: str) -> bool:
+    """A fixed-effect dummy of a factor (``factor(unit)12``, ``C(unit)[T.12]``): not logged."""
+    return term.startswith(("factor(", "as.factor(", "C(")) and not term.endswith(")")
+
+
+def _terms(
+    names: list[Any], estimates: list[Any], errors: list[Any] | None
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i, name in enumerate(names):
+        term = str(name)
+        if _is_dummy(term):
+            continue
+        se = _number(errors[i]) if errors is not None and i < len(errors) else None
+        out.append({"term": term, "estimate": _number(estimates[i]), "std_error": se})
+        if len(out) >= _MAX_TERMS:
+            break
+    return out
+
+
+def _as_list(values: Any) -> list[Any]:
+    tolist = getattr(values, "tolist", None)
+    if callable(tolist):
+        out = tolist()
+        return list(out) if isinstance(out, list) else [out]
+    return list(values)
+
+
+def _names(values: Any, model: Any) -> list[Any]:
+    index = getattr(values, "index", None)
+    if index is not None:
+        return [str(v) for v in index]
+    names = getattr(model, "exog_names", None)
+    if names is not None and len(names) == len(values):
+        return list(names)
+    return [f"x{i}" for i in range(len(values))]
+
+
+def _flat(values: Any) -> list[Any]:
+    """A 1-D list from a Series, an array or a one-column frame."""
+    if getattr(values, "ndim", 1) == 2:
+        values = values.iloc[:, 0] if hasattr(values, "iloc") else values[:, 0]
+    return _as_list(values)
+
+
+def _statsmodels_entry(function: str, res: Any) -> dict[str, Any] | None:
+    params = getattr(res, "params", None)
+    if params is None:
+        return None
+    names = _names(params, getattr(res, "model", None))
+    try:
+        errors: list[Any] | None = _flat(res.bse)
+    except Exception:
+        errors = None
+    entry: dict[str, Any] = {
+        "function": function,
+        "terms": _terms(names, _flat(params), errors),
+        "nobs": _number(getattr(res, "nobs", None)),
+    }
+    return entry
+
+
+def _linearmodels_entry(function: str, res: Any) -> dict[str, Any] | None:
+    params = getattr(res, "params", None)
+    if params is None:
+        return None
+    try:
+        errors: list[Any] | None = _flat(res.std_errors)
+    except Exception:
+        errors = None
+    entry: dict[str, Any] = {
+        "function": function,
+        "terms": _terms(_names(params, None), _flat(params), errors),
+        "nobs": _number(getattr(res, "nobs", None)),
+    }
+    model = getattr(res, "model", None)
+    endog = getattr(getattr(model, "endog", None), "cols", None)
+    if endog:
+        entry["iv"] = True
+        entry["endogenous"] = [str(c) for c in endog]
+    return entry
+
+
+def _pyfixest_entries(function: str, res: Any) -> list[dict[str, Any]]:
+    models = getattr(res, "all_fitted_models", None)
+    fits = list(models.values()) if isinstance(models, dict) else [res]
+    out: list[dict[str, Any]] = []
+    for fit in fits:
+        coef = fit.coef()
+        try:
+            errors: list[Any] | None = _flat(fit.se())
+        except Exception:
+            errors = None
+        entry: dict[str, Any] = {
+            "function": function,
+            "terms": _terms(_names(coef, None), _flat(coef), errors),
+            "nobs": _number(getattr(fit, "_N", None)),
+        }
+        if getattr(fit, "_is_iv", False):
+            entry["iv"] = True
+            fml = getattr(fit, "_fml", None)
+            stages = [p for p in fml.split("|")[1:] if "~" in p] if isinstance(fml, str) else []
+            if stages:
+                entry["endogenous"] = [t.strip() for t in stages[-1].split("~")[0].split("+")]
+        out.append(entry)
+    return out
+
+
+def _rdrobust_entry(function: str, res: Any) -> dict[str, Any] | None:
+    coef, se = getattr(res, "coef", None), getattr(res, "se", None)
+    if coef is None:
+        return None
+    n = getattr(res, "N", None)
+    nobs = sum(_number(v) or 0.0 for v in n) if isinstance(n, (list, tuple)) else _number(n)
+    errors = _flat(se) if se is not None else None
+    return {
+        "function": function,
+        "terms": _terms(_names(coef, None), _flat(coef), errors),
+        "nobs": nobs,
+        "rd": True,
+    }
+
+
+def _entries(function: str, res: Any) -> list[dict[str, Any]]:
+    top = function.split(".", 1)[0]
+    if top == "pyfixest":
+        return _pyfixest_entries(function, res)
+    if top == "rdrobust":
+        one = _rdrobust_entry(function, res)
+    elif top == "linearmodels":
+        one = _linearmodels_entry(function, res)
+    else:
+        one = _statsmodels_entry(function, res)
+    return [one] if one is not None else []
+
+
+def _log(function: str, res: Any) -> None:
+    if _FD is None or _STATE["written"] >= _MAX_ENTRIES:
+        return
+    try:
+        import json
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            entries = _entries(function, res)
+        for entry in entries:
+            if _STATE["written"] >= _MAX_ENTRIES:
+                return
+            _STATE["written"] += 1
+            line = json.dumps(entry, separators=(",", ":"), allow_nan=False) + "\n"
+            os.write(_FD, line.encode("utf-8"))
+    except Exception:  # the log is best effort; the script must never notice it
+        return
+
+
+def _hooked(fn: Any, label: Any) -> Any:
+    """``fn`` with its outermost calls logged; ``label(args)`` names the function."""
+    if getattr(fn, "__causalverify_fitlog__", False):
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _STATE["depth"] += 1
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            _STATE["depth"] -= 1
+        if _STATE["depth"] == 0:
+            _log(label(args), result)
+        return result
+
+    wrapper.__causalverify_fitlog__ = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _method_label(top: str) -> Any:
+    def label(args: Any) -> str:
+        return f"{top}.{type(args[0]).__name__}" if args else top
+
+    return label
+
+
+def _patch_classes(module: Any, top: str, base_module: str | None) -> None:
+    for obj in list(vars(module).values()):
+        if not isinstance(obj, type) or obj.__module__ != module.__name__:
+            continue
+        if not isinstance(vars(obj).get("fit"), types.FunctionType):
+            continue
+        if base_module is not None and not any(k.__module__ == base_module for k in obj.__mro__):
+            continue
+        obj.fit = _hooked(vars(obj)["fit"], _method_label(top))  # type: ignore[attr-defined]
+
+
+def _patch_functions(module: Any, names: set[str], prefix: str) -> None:
+    for name in names:
+        fn = vars(module).get(name)
+        if callable(fn) and getattr(fn, "__module__", None) == module.__name__:
+            setattr(module, name, _hooked(fn, lambda _args, n=name: f"{prefix}.{n}"))
+
+
+def _patch(module: Any) -> None:
+    name = module.__name__
+    top = name.split(".", 1)[0]
+    try:
+        if top == "statsmodels":
+            _patch_classes(module, "statsmodels", "statsmodels.base.model")
+        elif top == "linearmodels" and name.split(".")[1:2] in (["iv"], ["panel"]):
+            _patch_classes(module, "linearmodels", None)
+        elif top == "pyfixest":
+            _patch_functions(module, _FIT_FUNCTIONS, "pyfixest")
+        elif name == "rdrobust.rdrobust":
+            _patch_functions(module, {"rdrobust"}, "rdrobust")
+    except Exception:
+        return
+
+
+_TOPS = ("statsmodels", "linearmodels", "pyfixest", "rdrobust")
+
+
+class _Finder:
+    """Patches estimation modules right after they execute; finds nothing itself."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name.split(".", 1)[0] not in _TOPS:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        execute = getattr(loader, "exec_module", None)
+        if execute is None:
+            return spec
+
+        def exec_module(module: Any) -> None:
+            execute(module)
+            _patch(module)
+
+        try:
+            # this module's own loader object only (loaders are made per module)
+            setattr(loader, "exec_module", exec_module)  # noqa: B010
+        except (AttributeError, TypeError):
+            return spec
+        return spec
+
+
+def _install() -> None:
+    global _FD
+    raw = os.environ.pop(_FD_VAR, None)
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.environ.get("PYTHONPATH")
+    if path is not None:
+        rest = [p for p in path.split(os.pathsep) if p and os.path.abspath(p) != here]
+        if rest:
+            os.environ["PYTHONPATH"] = os.pathsep.join(rest)
+        else:
+            os.environ.pop("PYTHONPATH")
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    if raw is None or not raw.isdigit():
+        return
+    _FD = int(raw)
+    sys.meta_path.insert(0, _Finder())
+
+
+_install()

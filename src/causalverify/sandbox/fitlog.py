@@ -1,0 +1,144 @@
+"""The fit log: every model a script fitted, recorded inside the sandbox, read by the harness.
+
+Both interpreters load a hook before the script (Python: ``sitecustomize`` through
+``PYTHONPATH``; R: the site profile through ``R_PROFILE``), both placed read-only in
+``/code/hooks``. The hooks write one JSON line per fitted model to a pipe whose write end the
+script's process inherits (its number is in ``CAUSALVERIFY_FITLOG_FD``, which the hook unsets);
+the harness drains the pipe while the script runs, so what was written survives a crash, a
+timeout or a kill. See :mod:`causalverify.sandbox._fitlog_py` and ``fitlog.R`` for what is hooked.
+
+The log is untrusted data written by untrusted code. :func:`parse_fit_log` keeps at most
+:data:`MAX_BYTES` bytes and :data:`MAX_ENTRIES` entries, drops every malformed, oversized or
+non-finite item with a note, and never raises. Extraction only uses it to recognise which
+*printed* number is the estimate, so a forged entry cannot score better than an ``ESTIMATE:``
+line would.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from importlib import resources
+from typing import Any, Final
+
+from causalverify.families import Language
+from causalverify.sandbox.base import FitEntry, FitTerm
+
+HOOK_DIR: Final = "/code/hooks"
+FD_VAR: Final = "CAUSALVERIFY_FITLOG_FD"
+MAX_BYTES: Final = 4 * 1024 * 1024
+MAX_ENTRIES: Final = 2000
+MAX_TERMS: Final = 200
+_MAX_NAME: Final = 200
+
+#: R is started as ``--vanilla`` minus ``--no-site-file``, so that R_PROFILE names the hook
+R_FLAGS: Final = ("--no-save", "--no-restore", "--no-environ", "--no-init-file")
+R_FLAGS_NO_HOOK: Final = ("--vanilla",)
+
+
+@functools.cache
+def hook_files() -> dict[str, bytes]:
+    """The hook scripts by file name (placed in :data:`HOOK_DIR`)."""
+    pkg = resources.files("causalverify.sandbox")
+    return {
+        "sitecustomize.py": pkg.joinpath("_fitlog_py.py").read_bytes(),
+        "fitlog.R": pkg.joinpath("fitlog.R").read_bytes(),
+    }
+
+
+def hook_env(language: Language, fd: int, hook_dir: str = HOOK_DIR) -> dict[str, str]:
+    """The variables that load the hook of ``language`` and name the log's descriptor."""
+    if language == "r":
+        return {FD_VAR: str(fd), "R_PROFILE": f"{hook_dir}/fitlog.R"}
+    return {FD_VAR: str(fd), "PYTHONPATH": hook_dir}
+
+
+def _name(value: Any) -> str | None:
+    if not isinstance(value, str) or not value or len(value) > _MAX_NAME:
+        return None
+    return value
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    out = float(value)
+    return out if math.isfinite(out) else None
+
+
+def _term(raw: Any) -> FitTerm | None:
+    if not isinstance(raw, dict):
+        return None
+    term = _name(raw.get("term"))
+    if term is None:
+        return None
+    se = _finite(raw.get("std_error"))
+    return FitTerm(
+        term=term,
+        estimate=_finite(raw.get("estimate")),
+        std_error=se if se is not None and se >= 0 else None,
+    )
+
+
+def _entry(raw: Any) -> FitEntry | None:
+    if not isinstance(raw, dict):
+        return None
+    function = _name(raw.get("function"))
+    terms_raw = raw.get("terms")
+    if function is None or not isinstance(terms_raw, list) or len(terms_raw) > MAX_TERMS:
+        return None
+    terms = [t for t in (_term(r) for r in terms_raw) if t is not None]
+    if len(terms) != len(terms_raw):
+        return None
+    nobs = _finite(raw.get("nobs"))
+    endog_raw = raw.get("endogenous", [])
+    if not isinstance(endog_raw, list) or len(endog_raw) > MAX_TERMS:
+        return None
+    endog = [_name(v) for v in endog_raw]
+    if any(e is None for e in endog):
+        return None
+    return FitEntry(
+        function=function,
+        terms=terms,
+        nobs=nobs if nobs is not None and nobs >= 0 else None,
+        iv=raw.get("iv") is True,
+        rd=raw.get("rd") is True,
+        endogenous=[e for e in endog if e is not None],
+    )
+
+
+def parse_fit_log(data: bytes, *, truncated: bool = False) -> tuple[list[FitEntry], str]:
+    """Read the fit log's JSON lines; return the valid entries and a note on what was dropped.
+
+    Never raises: a line that is not valid UTF-8 JSON of the entry shape is dropped and counted.
+    """
+    notes: list[str] = []
+    if len(data) > MAX_BYTES:
+        data, truncated = data[:MAX_BYTES], True
+    lines = data.split(b"\n")
+    if truncated:
+        lines = lines[:-1]  # the last line was cut
+        notes.append(f"fit log over {MAX_BYTES} bytes: the rest was dropped")
+    entries: list[FitEntry] = []
+    bad = 0
+    over = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        if len(entries) >= MAX_ENTRIES:
+            over += 1
+            continue
+        try:
+            entry = _entry(json.loads(line.decode("utf-8")))
+        except (ValueError, RecursionError):
+            entry = None
+        if entry is None:
+            bad += 1
+        else:
+            entries.append(entry)
+    if bad:
+        notes.append(f"{bad} malformed fit-log line(s) dropped")
+    if over:
+        notes.append(f"{over} fit-log entries past the first {MAX_ENTRIES} dropped")
+    return entries, "; ".join(notes)

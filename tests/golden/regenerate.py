@@ -9,7 +9,10 @@ Builds the default suite (fixed seed) into a temporary folder, picks two scenari
 family (the first ``easy`` and the first ``hard`` one), runs each script of ``scripts/`` whose
 name starts with the family prefix on both, and writes
 
-- ``fixtures/<script>__<scenario>.stdout``: what the script printed (the extractor's input);
+- ``fixtures/<script>__<scenario>.stdout``: what the script printed (the extractor's input), run
+  with the fit log switched off;
+- ``fixtures/<script>__<scenario>.fits.json``: the script's fit log, from a second run with the
+  fit log on, whose stdout must be byte-identical to the first (the command fails otherwise);
 - ``manifest.json``: per case the expected estimate and the other statistics of the same term
   (standard error, statistic, p-value, interval bounds) as the script itself computed them and
   wrote them to stderr after the ``# ---- golden truth (stderr) ----`` marker, plus the
@@ -25,12 +28,14 @@ Every script must run with exit status 0; the command fails otherwise.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from causalverify.sandbox import Limits, get_sandbox
+from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.scenarios.build import build_suite
 from causalverify.scenarios.model import Scenario
 
@@ -61,18 +66,32 @@ def truth_of(stderr: str) -> dict[str, Any]:
     return dict(json.loads(lines[-1]))
 
 
-def run_case(sandbox: Any, script: Path, sc: Scenario, root: Path) -> dict[str, Any]:
+def _untimed(stdout: str) -> str:
+    """Output without the clock times that summaries print (``Time: 02:07:56``)."""
+    return re.sub(r"\b\d\d:\d\d:\d\d\b", "HH:MM:SS", stdout)
+
+
+def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -> dict[str, Any]:
     language = "r" if script.suffix == ".R" else "python"
-    result = sandbox.run(
-        script.read_text(),
-        language,
-        files={"data/scenario.csv": root / sc.data_file},
-        limits=Limits(wall_seconds=120, cpu_seconds=120),
-    )
-    if not result.ok:
-        raise RuntimeError(f"{script.name} on {sc.id}: {result.status}\n{result.stderr[-3000:]}")
+    runs = [
+        box.run(
+            script.read_text(),
+            language,
+            files={"data/scenario.csv": root / sc.data_file},
+            limits=Limits(wall_seconds=120, cpu_seconds=120),
+        )
+        for box in (plain, sandbox)
+    ]
+    result, hooked = runs
+    for res in runs:
+        if not res.ok:
+            raise RuntimeError(f"{script.name} on {sc.id}: {res.status}\n{res.stderr[-3000:]}")
+    if _untimed(hooked.stdout) != _untimed(result.stdout):
+        raise RuntimeError(f"{script.name} on {sc.id}: the fit log changed what was printed")
     case = f"{script.stem}__{sc.id}"
     (FIXTURES / f"{case}.stdout").write_text(result.stdout)
+    fits = [fit.model_dump(mode="json") for fit in hooked.fits]
+    (FIXTURES / f"{case}.fits.json").write_text(json.dumps(fits, indent=1, sort_keys=True) + "\n")
     truth = truth_of(result.stderr)
     raw = truth["estimate"]  # R's toJSON writes a scalar as a one-element array
     estimate = float(raw[0] if isinstance(raw, list) else raw)
@@ -104,10 +123,10 @@ def _kept_cases(scripts: list[Path], subset: bool) -> list[dict[str, Any]]:
     """Cases of the manifest that this run does not regenerate; removes the stale fixtures."""
     names = {s.name for s in scripts}
     if not subset:
-        for old in FIXTURES.glob("*.stdout"):
+        for old in [*FIXTURES.glob("*.stdout"), *FIXTURES.glob("*.fits.json")]:
             old.unlink()
         return []
-    for old in FIXTURES.glob("*.stdout"):
+    for old in [*FIXTURES.glob("*.stdout"), *FIXTURES.glob("*.fits.json")]:
         if any(old.name.startswith(f"{Path(n).stem}__") for n in names):
             old.unlink()
     previous = json.loads(MANIFEST.read_text())["cases"] if MANIFEST.is_file() else []
@@ -120,6 +139,7 @@ def main(argv: list[str]) -> int:
     if len(stems) != len(set(stems)):
         raise SystemExit("two golden scripts share a name stem (their fixtures would collide)")
     sandbox = get_sandbox()
+    plain = BwrapSandbox(fit_log=False)
     FIXTURES.mkdir(exist_ok=True)
     scripts = _selected(argv)
     cases = _kept_cases(scripts, subset=bool(argv))
@@ -130,7 +150,7 @@ def main(argv: list[str]) -> int:
         for script in scripts:
             family = PREFIX[script.name.split("_")[0]]
             for sc in picked[family]:
-                cases.append(run_case(sandbox, script, sc, root))
+                cases.append(run_case(sandbox, plain, script, sc, root))
                 print(f"{cases[-1]['case']}: {cases[-1]['expected']!r}", flush=True)
     cases.sort(key=lambda c: (c["script"], c["scenario"]))
     text = json.dumps({"seed": SEED, "cases": cases}, indent=2, sort_keys=True) + "\n"

@@ -45,6 +45,7 @@ _FLOAT_COLUMNS: Final[tuple[str, ...]] = (
     "estimated",
     "rel_error",
     "judge_effect",
+    "fitted_effect",
     "cost_usd",
 )
 _MISSING_PACKAGE = re.compile(

@@ -4,8 +4,13 @@ Every cell gets exactly one category, checked in this order:
 
 ``unscoreable`` · ``api_error`` · ``no_response`` (fails L1) · ``no_code`` · ``parse_error``
 (fail L2a) · ``exec:<kind>`` (fails L2b; kind is ``missing_package`` or the execution status such
-as ``error``/``timeout``) · ``no_estimate`` (ran, nothing extracted) · ``wrong_sign`` ·
-``window_scale`` · ``other_wrong`` (wrong estimate) · ``correct``.
+as ``error``/``timeout``) · ``fitted_right_reported_wrong`` · ``no_estimate`` (ran, nothing
+extracted) · ``wrong_sign`` · ``window_scale`` · ``other_wrong`` (wrong estimate) · ``correct``.
+
+``fitted_right_reported_wrong``: the code ran and one of the models it fitted (the fit log) has an
+effect coefficient within the tolerance of the canonical, but the reported value is missing or
+outside it: the specification was right and the reporting was not. The other wrong categories are
+then wrong specifications (or hand-computed estimates that no fit records).
 
 A wrong estimate is ``wrong_sign`` when estimate and canonical have opposite signs;
 ``window_scale`` when the ratio estimate / canonical is within ``scale_tolerance`` (relative) of an
@@ -77,6 +82,8 @@ def classify_cell(row: pd.Series, *, scale_tolerance: float = DEFAULT_SCALE_TOLE
         return _exec_kind(row)
     if row["L2b_plus"] == 1:
         return "correct"
+    if row.get("fitted_right", 0) == 1:
+        return "fitted_right_reported_wrong"
     if math.isnan(row["estimated"]):
         return "no_estimate"
     return wrong_kind(row["estimated"], row["baseline_effect"], scale_tolerance=scale_tolerance)

@@ -6,7 +6,14 @@ model (any provider) for the same number as JSON. ``disagree`` flags when the tw
 
 from __future__ import annotations
 
-from causalverify.extraction.deterministic import extract_estimate
+from causalverify.extraction.deterministic import extract_estimate, fitted_effects
 from causalverify.extraction.judge import disagree, judge_extract, judge_messages, parse_judge
 
-__all__ = ["disagree", "extract_estimate", "judge_extract", "judge_messages", "parse_judge"]
+__all__ = [
+    "disagree",
+    "extract_estimate",
+    "fitted_effects",
+    "judge_extract",
+    "judge_messages",
+    "parse_judge",
+]

@@ -26,6 +26,8 @@ _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _IV_FUNCTION: Final = re.compile(r"ivreg|iv_robust|IV2SLS|IVLIML|IVGMM|tsls|2sls", re.IGNORECASE)
 _RD_MAIN: Final = "conventional"
 _RD_TERMS: Final = frozenset({"conventional", "bias-corrected", "robust"})
+#: a term that names a placebo or pre-trend variant of the effect (``treated:fake_post``)
+_SECONDARY_TERM: Final = re.compile(r"fake|placebo|pseudo|falsif|\blead|pre_?trend")
 #: printed numbers with fewer significant digits match coefficients by coincidence
 MIN_SIGNIFICANT: Final = 2
 
@@ -169,7 +171,11 @@ def find_fit_matches(
             if value is None:
                 continue
             text = lines[printed.line - 1].lower()
-            context = context_score(headings[printed.line - 1] + " " + text, family)
+            # the section and the line itself count separately (a robustness table's main row)
+            context = context_score(headings[printed.line - 1], family)
+            context += context_score(text, family)
+            if _SECONDARY_TERM.search(coef.term.lower()):
+                context -= 3
             out.append(
                 FitMatch(coef, value, printed.token, printed.line, context, printed.significant)
             )

@@ -9,7 +9,8 @@ Rules, in order (the first that yields a value wins):
    effect term, whatever the print style. Preferred: a number not printed in a robustness or
    placebo context, from a fit of the family's design (an IV estimator for IV, an RD estimator
    for RDD), from the **last** such fit, printed with the most digits. The printed value is
-   returned, never the logged one.
+   returned, never the logged one. When the script also prints a labelled effect line (rule 2)
+   with another number, the script's own statement wins (it may be hand-computed).
 2. ``labelled_line`` — a number printed after a label that names an effect estimate for the
    family (``DiD estimate: -0.23``, ``IV (2SLS) effect = 0.41``, ``Average AR per day: 0.002``).
    Labels naming a standard error, statistic, p-value, interval, sample size, first stage, OLS
@@ -38,8 +39,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from causalverify.extraction._fits import FitMatch, best_fit_match, find_fit_matches
+from causalverify.extraction._fits import (
+    FitMatch,
+    best_fit_match,
+    effect_coefficients,
+    find_fit_matches,
+)
 from causalverify.extraction._labels import Labelled, find_labelled, find_marker
+from causalverify.extraction._numbers import decimals_of
 from causalverify.extraction._tables import (
     TableRow,
     find_regression_table_rows,
@@ -57,9 +64,10 @@ from causalverify.families import Family
 from causalverify.sandbox.base import FitEntry
 from causalverify.store.records import ExtractionRecord
 
-_HEADING = re.compile(
-    r"^\s*(?:[=#\-*~]{2,}.*|.*[=#\-*~]{3,}\s*|[A-Z][A-Z0-9 ,:()/&-]{4,}|[^:\d]{3,60}:)\s*$"
-)
+_DECORATED = re.compile(r"^\s*[=#\-*~]{2,}|[=#\-*~]{3,}\s*$")
+_CAPS_HEADING = re.compile(r"^\s*[A-Z][A-Z0-9 ,:()/&-]{4,}\s*$")
+_COLON_HEADING = re.compile(r"^\s*[^:]{3,60}:\s*$")
+_DECIMAL = re.compile(r"\d\.\d")
 
 
 def extract_estimate(
@@ -90,11 +98,13 @@ def extract_estimate(
         value, line = marker
         return _record(value, "estimate_marker", line, f"ESTIMATE line -> {value!r}")
     hints = code_hints(code, family)
+    labelled = _best_labelled(stdout, family)
     if fits:
         match = best_fit_match(find_fit_matches(stdout, fits, family, hints, _headings(stdout)))
-        if match is not None:
+        if match is not None and (
+            labelled is None or labelled.score <= 0 or _agree(labelled, match)
+        ):
             return _from_fit(match)
-    labelled = _best_labelled(stdout, family)
     if labelled is not None and labelled.score > 0:
         return _from_label(labelled)
     rows = sorted(find_table_rows(stdout) + find_regression_table_rows(stdout), key=_line_of)
@@ -133,6 +143,12 @@ def extract_estimate(
     )
 
 
+def fitted_effects(*, code: str, family: Family, fits: Sequence[FitEntry]) -> list[float]:
+    """Every fitted coefficient on the family's effect term (for the diagnosis of a cell)."""
+    hints = code_hints(code, family)
+    return [c.estimate for c in effect_coefficients(fits, family, hints)]
+
+
 def _line_of(row: TableRow) -> int:
     return row.line
 
@@ -158,6 +174,18 @@ def _from_table(row: TableRow | None, hints: CodeHints) -> ExtractionRecord | No
         row.line,
         f"{where}, term {term}, column {row.column!r} -> {row.token}",
     )
+
+
+def _agree(lab: Labelled, match: FitMatch) -> bool:
+    """The labelled line and the fit match print the same number (at the coarser precision)."""
+    value = lab.value / 100.0 if lab.percent else lab.value
+    return abs(value - match.value) <= 0.5 * 10.0 ** (-max(0, _decimals_printed(match))) * 1.000001
+
+
+def _decimals_printed(match: FitMatch) -> int:
+    token = match.token
+    decimals = decimals_of(token)
+    return decimals + 2 if match.value != float(token) else decimals
 
 
 def _from_fit(match: FitMatch) -> ExtractionRecord:
@@ -202,9 +230,28 @@ def _headings(stdout: str) -> list[str]:
     out: list[str] = []
     for raw in stdout.splitlines():
         out.append(current)
-        if _HEADING.match(raw) and not re.search(r"\d\.\d", raw):
+        if _is_heading(raw):
             current = raw.lower()
     return out
+
+
+def _is_heading(raw: str) -> bool:
+    """A section heading: a decorated line (``=== Robustness (h = 0.15) ===``, ``## IV``, a rule
+    of dashes), an upper-case title, or a short line ending in a colon (``2SLS (preferred):``).
+
+    A heading may hold a number or two (a bandwidth, a model number), but not a result: a
+    decorated line with more than two decimals and a colon line with any are not headings.
+    """
+    decimals = len(_DECIMAL.findall(raw))
+    if _DECORATED.search(raw):
+        return decimals <= 2
+    if _CAPS_HEADING.match(raw):
+        return decimals == 0
+    return (
+        bool(_COLON_HEADING.match(raw))
+        and decimals == 0
+        and re.search(r"[A-Za-z]", raw) is not None
+    )
 
 
 def _best_labelled(stdout: str, family: Family) -> Labelled | None:

@@ -87,6 +87,11 @@ CELL_FIELDS: Final[dict[str, tuple[str, str]]] = {
     "judge_effect": ("sc:Float", "estimate read by the extraction judge, when used"),
     "extraction_disagree": ("sc:Integer", "1 if the judge and deterministic extraction disagree"),
     "matched_conversion": ("sc:Text", "event-study scale the estimate matched"),
+    "fitted_effect": (
+        "sc:Float",
+        "fitted effect coefficient (fit log) closest to the canonical estimate",
+    ),
+    "fitted_right": ("sc:Integer", "1 if a fitted effect coefficient is within tolerance"),
     "truncated": ("sc:Integer", "1 if the answer hit the output-token limit"),
     "input_tokens": ("sc:Integer", "prompt tokens"),
     "output_tokens": ("sc:Integer", "answer tokens"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from causalverify.extraction import disagree, extract_estimate
+from causalverify.extraction import disagree, extract_estimate, fitted_effects
 from causalverify.scoring._layers import (
     Extractor,
     Profile,
@@ -61,6 +61,8 @@ def rescore(
         unscoreable=unscoreable,
         estimate=estimate,
     )
+    if l2b and not unscoreable and record.execution is not None and record.execution.fits:
+        scores = scores.model_copy(update=_closest_fit(record, profile, tolerance))
     status: CellStatus = failure or ("unscoreable" if unscoreable else "no_estimate")
     if l2b and not unscoreable and estimate is not None:
         match = match_estimate(
@@ -98,6 +100,27 @@ def _extract(record: CellRecord) -> ExtractionRecord | None:
         family=record.family,
         fits=record.execution.fits,
     )
+
+
+def _closest_fit(record: CellRecord, profile: Profile, tolerance: float) -> dict[str, object]:
+    """The fitted effect coefficient closest to the canonical (on the profile's scales)."""
+    assert record.execution is not None
+    code = record.code.code if record.code is not None else None
+    best: tuple[float, float, bool] | None = None
+    for coef in fitted_effects(code=code or "", family=record.family, fits=record.execution.fits):
+        match = match_estimate(
+            coef,
+            record.canonical,
+            family=record.family,
+            profile=profile,
+            tolerance=tolerance,
+            declared=dict(record.conversions),
+        )
+        if best is None or match.rel_error < best[1]:
+            best = (coef, match.rel_error, match.passed)
+    if best is None:
+        return {}
+    return {"fitted_effect": best[0], "fitted_rel_error": best[1], "fitted_right": best[2]}
 
 
 def _chosen_estimate(

@@ -102,6 +102,11 @@ class ScoreRecord(BaseModel):
     unscoreable: bool = False
     matched_conversion: str | None = None
     estimate: float | None = None
+    #: the fitted effect coefficient (fit log) closest to the canonical, and its relative error
+    fitted_effect: float | None = None
+    fitted_rel_error: float | None = None
+    #: ``fitted_rel_error`` is within the tolerance (None: no fitted effect coefficient)
+    fitted_right: bool | None = None
 
 
 class CellRecord(BaseModel):

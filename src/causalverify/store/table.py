@@ -35,6 +35,8 @@ COLUMNS: Final[tuple[str, ...]] = (
     "judge_effect",
     "extraction_disagree",
     "matched_conversion",
+    "fitted_effect",
+    "fitted_right",
     "truncated",
     "input_tokens",
     "output_tokens",
@@ -49,6 +51,7 @@ INT_COLUMNS: Final[tuple[str, ...]] = (
     "L2b",
     "unscoreable",
     "extraction_disagree",
+    "fitted_right",
     "truncated",
     "input_tokens",
     "output_tokens",
@@ -60,6 +63,7 @@ _FLOAT_COLUMNS: Final = (
     "rel_error",
     "L2b_plus",
     "judge_effect",
+    "fitted_effect",
     "cost_usd",
 )
 
@@ -133,6 +137,8 @@ def _row(record: CellRecord) -> dict[str, Any]:
         "judge_effect": _num(record.judge.value if record.judge is not None else None),
         "extraction_disagree": int(record.extraction_disagree),
         "matched_conversion": scores.matched_conversion if scores is not None else None,
+        "fitted_effect": _num(scores.fitted_effect if scores is not None else None),
+        "fitted_right": int(scores is not None and bool(scores.fitted_right)),
         "truncated": int(response.truncated) if response is not None else 0,
         "input_tokens": response.input_tokens if response is not None else 0,
         "output_tokens": response.output_tokens if response is not None else 0,

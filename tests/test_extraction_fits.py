@@ -1,0 +1,136 @@
+"""Reading printed numbers against the fit log (rule ``fit_match``), in print styles the text rules
+were never tuned on."""
+
+from __future__ import annotations
+
+import pytest
+
+from causalverify.extraction import extract_estimate, fitted_effects
+from causalverify.families import Family
+from causalverify.sandbox.base import FitEntry, FitTerm
+
+EFFECT = -0.366386750000001
+
+
+def fit(function: str, terms: dict[str, float], **kw: object) -> FitEntry:
+    return FitEntry(
+        function=function,
+        terms=[FitTerm(term=t, estimate=v, std_error=0.05) for t, v in terms.items()],
+        nobs=1600,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+DID = [fit("stats::lm", {"(Intercept)": 2.1, "treated:post": EFFECT, "post": 0.41})]
+IV = [
+    fit("stats::lm", {"(Intercept)": 0.2, "x": 0.9123, "controls": 0.31}),
+    fit(
+        "AER::ivreg", {"(Intercept)": 0.1, "x": 0.5071, "controls": 0.29}, iv=True, endogenous=["x"]
+    ),
+]
+RD = [
+    fit(
+        "rdrobust.rdrobust",
+        {"Conventional": 1.02510, "Bias-Corrected": 1.02431, "Robust": 1.02431},
+        rd=True,
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("stdout", "family", "fits", "expected"),
+    [
+        # prose with no label the text rules know
+        ("The policy moved outcomes by -0.3664 (s.e. 0.0510) on average.\n", "did", DID, -0.3664),
+        # a dict / JSON print
+        (
+            "{'att': np.float64(-0.36638675000000004), 'se': 0.0509}\n",
+            "did",
+            DID,
+            -0.36638675000000004,
+        ),
+        ('{"result": {"value": -0.36639, "n": 1600}}\n', "did", DID, -0.36639),
+        # scientific notation and a unicode minus
+        ("result -3.6639e-01\n", "did", DID, -0.36639),
+        ("β = \u22120.366\n", "did", DID, -0.366),
+        # a percentage
+        ("Change: -36.64%\n", "did", DID, -0.3664),
+        # Python rdrobust's result table
+        (
+            "Method             Coef.     S.E.   t-stat    P>|t|       95% CI\n"
+            "-------------------------------------------------------------------------\n"
+            "Conventional       1.025    0.067   15.229   0.000   [0.893 , 1.157]\n"
+            "Robust                 -        -   12.585   0.000   [0.865 , 1.184]\n",
+            "rdd",
+            RD,
+            1.025,
+        ),
+        # OLS printed after IV: the IV fit's coefficient is the estimate
+        ("iv 0.5071\nols 0.9123\n", "iv", IV, 0.5071),
+        ("0.5071 0.9123\n", "iv", IV, 0.5071),
+    ],
+)
+def test_a_printed_fitted_effect_is_found_in_any_style(
+    stdout: str, family: Family, fits: list[FitEntry], expected: float
+) -> None:
+    rec = extract_estimate(code="", stdout=stdout, family=family, fits=fits)
+    assert rec.rule == "fit_match", rec
+    assert rec.value == pytest.approx(expected, rel=1e-12)
+    assert "fit " in rec.rationale and f"line {rec.line}" in rec.rationale
+
+
+def test_a_robustness_print_loses_to_the_main_one() -> None:
+    fits = [
+        fit("stats::lm", {"treated:post": EFFECT}),
+        fit("stats::lm", {"treated:post": -0.2011}),  # the last fit is a robustness check
+    ]
+    stdout = "Main\n  -0.3664\n=== Robustness (h = 0.15) ===\n  -0.2011\n"
+    rec = extract_estimate(code="", stdout=stdout, family="did", fits=fits)
+    assert rec.rule == "fit_match" and rec.value == pytest.approx(-0.3664)
+
+
+def test_the_last_fit_of_the_design_wins_when_nothing_else_tells() -> None:
+    fits = [fit("stats::lm", {"treated:post": -0.1234}), fit("stats::lm", {"treated:post": EFFECT})]
+    rec = extract_estimate(code="", stdout="-0.1234\n-0.3664\n", family="did", fits=fits)
+    assert rec.value == pytest.approx(-0.3664)
+
+
+def test_the_printed_value_is_returned_never_the_logged_one() -> None:
+    rec = extract_estimate(code="", stdout="est -0.37\n", family="did", fits=DID)
+    assert rec.rule == "fit_match" and rec.value == -0.37
+
+
+@pytest.mark.parametrize(
+    "stdout",
+    [
+        "the answer is 0.4\n",  # one significant digit: a coincidence, not a match
+        "nothing printed that equals a fit\n-0.5\n",
+    ],
+)
+def test_no_match_falls_back_to_the_text_rules(stdout: str) -> None:
+    fits = [fit("stats::lm", {"treated:post": 0.41})]
+    rec = extract_estimate(code="", stdout=stdout, family="did", fits=fits)
+    assert rec.rule != "fit_match"
+
+
+def test_a_forged_entry_cannot_make_an_unprinted_number_the_estimate() -> None:
+    forged = [fit("stats::lm", {"treated:post": 123.456})]
+    stdout = "DiD estimate: -0.3664\n"
+    with_log = extract_estimate(code="", stdout=stdout, family="did", fits=forged)
+    without = extract_estimate(code="", stdout=stdout, family="did")
+    assert with_log == without
+
+
+def test_standard_errors_and_other_terms_are_never_matched() -> None:
+    fits = [fit("stats::lm", {"(Intercept)": 2.1234, "post": 0.4123, "treated:post": EFFECT})]
+    rec = extract_estimate(code="", stdout="2.1234\n0.4123\n", family="did", fits=fits)
+    assert rec.rule != "fit_match"
+
+
+def test_iv_fit_names_its_endogenous_regressor() -> None:
+    fits = [
+        fit("linearmodels.IV2SLS", {"const": 0.1, "d": 0.4321, "w": 0.2}, iv=True, endogenous=["d"])
+    ]
+    rec = extract_estimate(code="", stdout="0.1000 0.4321 0.2000\n", family="iv", fits=fits)
+    assert rec.value == pytest.approx(0.4321)
+    assert fitted_effects(code="", family="iv", fits=fits) == [0.4321]

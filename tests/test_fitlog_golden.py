@@ -1,0 +1,75 @@
+"""On the whole golden corpus, the fit log changes nothing a script prints.
+
+The fixtures' stdout was produced with the fit log switched off (``tests/golden/regenerate.py``);
+here every script runs again in the real sandbox with the fit log on: stdout must be identical
+(clock times that summaries print aside) and the fits must be the stored ones.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from causalverify.sandbox import Limits, Sandbox, get_sandbox
+from causalverify.scenarios.build import build_suite
+from causalverify.scenarios.model import Scenario
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
+    pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed"),
+]
+
+
+def _regenerate() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("golden_regenerate", GOLDEN / "regenerate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+REGEN = _regenerate()
+CASES: list[dict[str, Any]] = json.loads((GOLDEN / "manifest.json").read_text())["cases"]
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Scenario]]:
+    root = tmp_path_factory.mktemp("golden") / "suite"
+    build_suite(root, seed=REGEN.SEED)
+    picked = REGEN.pick_scenarios(root)
+    return root, {sc.id: sc for scs in picked.values() for sc in scs}
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Sandbox:
+    return get_sandbox()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
+def test_hooked_run_prints_what_the_plain_run_printed(
+    case: dict[str, Any], suite: tuple[Path, dict[str, Scenario]], sandbox: Sandbox
+) -> None:
+    root, scenarios = suite
+    sc = scenarios[case["scenario"]]
+    script = GOLDEN / "scripts" / case["script"]
+    result = sandbox.run(
+        script.read_text(),
+        case["language"],
+        files={"data/scenario.csv": root / sc.data_file},
+        limits=Limits(wall_seconds=120, cpu_seconds=120),
+    )
+    assert result.ok, result.stderr[-2000:]
+    expected = (GOLDEN / "fixtures" / f"{case['case']}.stdout").read_text()
+    assert REGEN._untimed(result.stdout) == REGEN._untimed(expected)
+    stored = json.loads((GOLDEN / "fixtures" / f"{case['case']}.fits.json").read_text())
+    assert [f.model_dump(mode="json") for f in result.fits] == stored

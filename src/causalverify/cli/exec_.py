@@ -29,10 +29,23 @@ def _summary(result: ExecResult) -> Table:
         "missing package": result.missing_package or "-",
         "truncated (out, err)": f"{result.stdout_truncated}, {result.stderr_truncated}",
         "detail": result.detail or "-",
+        "fitted models": _fits_line(result),
     }
     for key, value in rows.items():
         table.add_row(key, value)
     return table
+
+
+def _fits_line(result: ExecResult) -> str:
+    """``3: stats::lm, AER::ivreg ×2`` (the fit log; ``--json`` has every coefficient)."""
+    if not result.fits:
+        return "0" + (f" ({result.fits_note})" if result.fits_note else "")
+    counts: dict[str, int] = {}
+    for fit in result.fits:
+        counts[fit.function] = counts.get(fit.function, 0) + 1
+    names = ", ".join(f"{f} ×{n}" if n > 1 else f for f, n in counts.items())
+    note = f"; {result.fits_note}" if result.fits_note else ""
+    return f"{len(result.fits)}: {names}{note}"
 
 
 @click.command(name="exec")
@@ -49,7 +62,12 @@ def _summary(result: ExecResult) -> Table:
     default=None,
     help="Where the CSV appears, relative to the working directory [default: data/<csv name>].",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the ExecResult as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the ExecResult as JSON (with the fit log as its top-level `fits` list).",
+)
 @click.option("--wall-seconds", type=float, default=Limits().wall_seconds, show_default=True)
 @click.option(
     "--unsafe-no-sandbox",

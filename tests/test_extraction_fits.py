@@ -134,3 +134,31 @@ def test_iv_fit_names_its_endogenous_regressor() -> None:
     rec = extract_estimate(code="", stdout="0.1000 0.4321 0.2000\n", family="iv", fits=fits)
     assert rec.value == pytest.approx(0.4321)
     assert fitted_effects(code="", family="iv", fits=fits) == [0.4321]
+
+
+def test_two_fits_printed_alike_are_flagged_ambiguous_with_both_candidates() -> None:
+    fits = [fit("stats::lm", {"treated:post": -0.1234}), fit("stats::lm", {"treated:post": EFFECT})]
+    stdout = "model A\n  -0.1234\nmodel B\n  -0.3664\n"
+    rec = extract_estimate(code="", stdout=stdout, family="did", fits=fits)
+    assert rec.value == pytest.approx(-0.3664)  # the score still uses the rule's choice
+    assert rec.ambiguous
+    assert {c.value for c in rec.candidates} == {-0.3664, -0.1234}
+    assert {c.line for c in rec.candidates} == {2, 4}
+    assert "AMBIGUOUS" in rec.rationale
+
+
+def test_the_same_number_printed_twice_at_different_precision_is_not_ambiguous() -> None:
+    stdout = "DiD estimate: -0.37\n" + "treated:post  -0.366387  0.0510  -7.19  0.000\n"
+    rec = extract_estimate(code="", stdout=stdout, family="did", fits=DID)
+    assert not rec.ambiguous and rec.candidates == []
+
+
+def test_a_labelled_statement_that_contradicts_the_table_is_ambiguous() -> None:
+    stdout = (
+        "             Estimate Std. Error t value Pr(>|t|)\n"
+        "treated:post -0.36639   0.05099   -7.19   <2e-16\n"
+        "Estimated effect: 0.4100\n"
+    )
+    rec = extract_estimate(code="", stdout=stdout, family="did", fits=DID)
+    assert rec.rule == "labelled_line" and rec.value == pytest.approx(0.41)
+    assert rec.ambiguous and {c.rule for c in rec.candidates} == {"labelled_line", "fit_match"}

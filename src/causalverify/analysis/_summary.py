@@ -37,7 +37,7 @@ from causalverify.analysis._robustness import (
     leave_one_unit_out,
     tolerance_sweep,
 )
-from causalverify.analysis._taxonomy import rel_error_profile, taxonomy
+from causalverify.analysis._taxonomy import extraction_profile, rel_error_profile, taxonomy
 
 SCHEMA: Final[str] = "causalverify.summary/1"
 DEFAULT_SEED: Final[int] = 20260
@@ -123,6 +123,7 @@ def analyze_cells(
         "tolerance_sweep": {},
         "tolerance_sweep_detail": {},
         "taxonomy": taxonomy(df),
+        "extraction": extraction_profile(df),
         "rel_error": rel_error_profile(df),
     }
     for label, entry in tolerance_sweep(df, tolerances=TOLERANCES).items():

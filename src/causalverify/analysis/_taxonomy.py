@@ -135,3 +135,28 @@ def rel_error_profile(cells: pd.DataFrame) -> dict[str, dict[str, float | int]]:
         entry["mean"] = float(errs.mean()) if errs.size else math.nan
         out[str(unit)] = entry
     return out
+
+
+def extraction_profile(cells: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """How much of each unit's score rides on extraction, over executed cells.
+
+    Returns
+    -------
+    dict
+        ``unit -> {"executed", "ambiguous", "fit_match", "fitted_right_reported_wrong"}``:
+        executed cells, those whose plausible candidates printed different numbers, those whose
+        estimate was recognised through the fit log, and those whose fitted effect was right
+        while the reported value was not.
+    """
+    out: dict[str, dict[str, int]] = {}
+    for unit in sorted(cells["unit"].unique()):
+        group = cells[(cells["unit"] == unit) & (cells["L2b"] == 1)]
+        fitted_wrong = (group["fitted_right"] == 1) & (group["L2b_plus"] != 1)
+        fitted_wrong &= group["unscoreable"] == 0
+        out[str(unit)] = {
+            "executed": len(group),
+            "ambiguous": int((group["extraction_ambiguous"] == 1).sum()),
+            "fit_match": int((group["extraction_rule"] == "fit_match").sum()),
+            "fitted_right_reported_wrong": int(fitted_wrong.sum()),
+        }
+    return out

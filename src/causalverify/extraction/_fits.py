@@ -69,7 +69,9 @@ class FitMatch:
 
 def _design(fit: FitEntry, family: Family) -> int:
     if family == "iv":
-        return 2 if fit.iv or _IV_FUNCTION.search(fit.function) else 0
+        # linearmodels' IV classes also fit OLS (no endogenous regressor): their hook sets ``iv``
+        named = _IV_FUNCTION.search(fit.function) and not fit.function.startswith("linearmodels.")
+        return 2 if fit.iv or named else 0
     if family == "rdd":
         return 2 if fit.rd else 1
     return 1

@@ -12,7 +12,8 @@ from causalverify.families import Family
 
 #: ``[1] "`` / ``[1]`` prefixes of R prints and surrounding quotes
 _R_PREFIX: Final = re.compile(r"^\s*(?:\[\d+\]\s*)?[\"']?")
-_MARKER: Final = re.compile(rf"^\s*\**\s*ESTIMATE\s*\**\s*[:=]\s*\**\s*({NUMBER})", re.IGNORECASE)
+#: the protocol's marker exactly: upper case, a colon (markdown emphasis around it is tolerated)
+_MARKER: Final = re.compile(rf"^\s*\**\s*ESTIMATE\s*\**\s*:\s*\**\s*({NUMBER})")
 _LABELLED: Final = re.compile(
     rf"(?P<label>[^:=\n]*?[A-Za-z][^:=\n]*?)(?:[:=≈]|\bis\b|\bwas\b|\bequals\b|\bof\b(?=\s*[-+.\d]))"
     rf"\s*(?:approximately\s*|about\s*)?[\[(]?\s*(?P<num>{NUMBER})(?P<pct>\s*%)?"
@@ -68,16 +69,25 @@ def _clean(raw: str) -> str:
     return text.replace('"', " ").replace("`", "")
 
 
-def find_marker(stdout: str) -> tuple[float, int] | None:
-    """The last ``ESTIMATE: <number>`` line: (value, 1-based line) or None."""
-    found: tuple[float, int] | None = None
+def find_markers(stdout: str) -> list[tuple[float, int]]:
+    """Every ``ESTIMATE: <number>`` line as (value, 1-based line), in printing order.
+
+    Only the protocol's spelling counts (``Estimate: 0.4`` is a labelled line, not the marker).
+    """
+    found: list[tuple[float, int]] = []
     for no, raw in enumerate(stdout.splitlines(), start=1):
         m = _MARKER.match(_clean(raw))
         if m:
             value = parse_number(m.group(1))
             if value is not None:
-                found = (value, no)
+                found.append((value, no))
     return found
+
+
+def find_marker(stdout: str) -> tuple[float, int] | None:
+    """The last ``ESTIMATE: <number>`` line: (value, 1-based line) or None."""
+    found = find_markers(stdout)
+    return found[-1] if found else None
 
 
 def label_score(label: str, family: Family) -> int | None:

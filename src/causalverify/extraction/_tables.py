@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from causalverify.extraction._headings import caption
 from causalverify.extraction._numbers import (
     STARS_RE,
     is_numeric_token,
@@ -159,7 +160,7 @@ def find_table_rows(stdout: str) -> list[TableRow]:
             i += 1
             continue
         table += 1
-        context = "\n".join(lines[max(last_end, i - 20) : i + 1]).lower()
+        context = caption(lines[max(last_end, i - 20) : i + 1])
         i, found = _read_rows(lines, i + 1, header, table, context)
         rows.extend(found)
         last_end = i
@@ -251,6 +252,6 @@ def find_regression_table_rows(stdout: str) -> list[TableRow]:
                 value = parse_number(est.group(1))
                 if value is not None:
                     name = header[col] if col < len(header) else str(col)
-                    context = "\n".join(lines[max(0, i - 20) : i + 1]).lower()
+                    context = caption(lines[max(0, i - 20) : i + 1])
                     rows.append(TableRow(term, value, est.group(1), i + 1, -1, name, context))
     return rows

@@ -10,10 +10,21 @@ from causalverify.extraction._numbers import is_numeric_token, normalize_line, p
 from causalverify.extraction._terms import CodeHints, term_score
 from causalverify.families import Family
 
-#: code that prints vectors of standard errors, statistics or p-values (then vectors are unsafe)
+#: code that touches standard errors, statistics or p-values (for the bare-number rule)
 _UNSAFE_CODE: Final = re.compile(
     r"\.bse\b|std_errors|\.pvalues|\.tvalues|\.tstats|sqrt\(diag|vcov\(|std\.error|\bse\("
 )
+_STAT_VECTOR: Final = (
+    r"[\w.$]*(?:\.bse|\.std_errors|\.pvalues|\.tvalues|\.tstats|\$std\.error|\$p\.value)"
+    r"|sqrt\(\s*diag\(.*\)\s*\)|\bse\(\s*\w+\s*\)|vcov\(.*\)"
+)
+#: a line of code that prints a whole vector of standard errors, statistics or p-values
+#: (``print(res.bse)``, R's auto-printed ``sqrt(diag(vcov(fit)))``): it prints like a vector of
+#: coefficients, so vectors are then unsafe; a formatted single value (``res.bse["x"]``) is not
+_PRINTS_STAT_VECTOR: Final = re.compile(
+    rf"^\s*(?:print\(\s*)?(?:{_STAT_VECTOR})\s*\)?\s*;?\s*$", re.MULTILINE
+)
+_ELLIPSIS: Final = re.compile(r"^\s*\.\.\.\s*$")
 _SERIES_END: Final = re.compile(r"^(?:Name: (?P<name>[\w ]+), )?dtype: (float|int)\d*\s*$")
 
 
@@ -33,7 +44,7 @@ def find_vectors(code: str, stdout: str) -> list[VectorEntry]:
     Returns nothing when the code prints standard errors or statistics as vectors too, since the
     two print identically.
     """
-    if _UNSAFE_CODE.search(code):
+    if _PRINTS_STAT_VECTOR.search(code):
         return []
     lines = [normalize_line(x) for x in stdout.splitlines()]
     return _r_vectors(lines) + _series(lines)
@@ -65,6 +76,9 @@ def _series(lines: list[str]) -> list[VectorEntry]:
             continue
         j = i - 1
         while j >= 0:
+            if _ELLIPSIS.match(lines[j]):  # a long Series printed truncated: rows go on above
+                j -= 1
+                continue
             toks = lines[j].split()
             if len(toks) < 2 or not is_numeric_token(toks[-1]) or is_numeric_token(toks[0]):
                 break

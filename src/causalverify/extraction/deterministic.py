@@ -45,29 +45,30 @@ from causalverify.extraction._fits import (
     effect_coefficients,
     find_fit_matches,
 )
-from causalverify.extraction._labels import Labelled, find_labelled, find_marker
-from causalverify.extraction._numbers import decimals_of
+from causalverify.extraction._headings import headings
+from causalverify.extraction._labels import Labelled, find_labelled, find_markers
+from causalverify.extraction._numbers import NUMBER, decimals_of, normalize_line, parse_number
 from causalverify.extraction._tables import (
     TableRow,
     find_regression_table_rows,
     find_table_rows,
 )
 from causalverify.extraction._terms import (
+    SECONDARY,
     CodeHints,
     code_hints,
     context_score,
     spec_score,
     term_score,
 )
-from causalverify.extraction._vectors import VectorEntry, find_bare_number, find_vectors
+from causalverify.extraction._vectors import (
+    VectorEntry,
+    find_bare_number,
+    find_vectors,
+)
 from causalverify.families import Family
 from causalverify.sandbox.base import FitEntry
-from causalverify.store.records import ExtractionRecord
-
-_DECORATED = re.compile(r"^\s*[=#\-*~]{2,}|[=#\-*~]{3,}\s*$")
-_CAPS_HEADING = re.compile(r"^\s*[A-Z][A-Z0-9 ,:()/&-]{4,}\s*$")
-_COLON_HEADING = re.compile(r"^\s*[^:]{3,60}:\s*$")
-_DECIMAL = re.compile(r"\d\.\d")
+from causalverify.store.records import ExtractionCandidate, ExtractionRecord
 
 
 def extract_estimate(
@@ -93,53 +94,133 @@ def extract_estimate(
         ``method="deterministic"``, the value (or None), the rule, the 1-based stdout line and
         a rationale naming both.
     """
-    marker = find_marker(stdout)
+    marker = _best_marker(stdout)
     if marker is not None:
         value, line = marker
         return _record(value, "estimate_marker", line, f"ESTIMATE line -> {value!r}")
     hints = code_hints(code, family)
     labelled = _best_labelled(stdout, family)
-    if fits:
-        match = best_fit_match(find_fit_matches(stdout, fits, family, hints, _headings(stdout)))
-        if match is not None and (
-            labelled is None or labelled.score <= 0 or _agree(labelled, match)
-        ):
-            return _from_fit(match)
-    if labelled is not None and labelled.score > 0:
-        return _from_label(labelled)
+    positive = _from_label(labelled) if labelled is not None and labelled.score > 0 else None
+    demoted = _from_label(labelled) if labelled is not None and positive is None else None
+    best_fit, rival_fits = _fit_candidates(stdout, fits, family, hints)
+    chain: list[ExtractionRecord | None] = []
+    if best_fit is not None and (
+        labelled is None or labelled.score <= 0 or _agree(labelled, best_fit)
+    ):
+        chain += [_from_fit(best_fit), positive]
+    else:  # the script's own labelled statement of another number wins over a recognised one
+        chain += [positive, _from_fit(best_fit) if best_fit is not None else None]
     rows = sorted(find_table_rows(stdout) + find_regression_table_rows(stdout), key=_line_of)
-    from_table = _from_table(_best_row(rows, family, hints), hints)
-    if from_table is None:
-        from_table = _from_spec(_best_spec_row(rows, family))
-    if from_table is not None:
-        return from_table
-    if labelled is not None:
-        return _from_label(labelled)
-    entry = _best_vector(find_vectors(code, stdout), family, hints)
-    if entry is not None:
-        return _record(
-            entry.value,
-            "coef_vector",
-            entry.line,
-            f"named coefficient {entry.term!r} -> {entry.token}",
+    row = _best_row(rows, family, hints)
+    table = _from_table(row, hints)
+    if table is None:
+        row = _best_spec_row(rows, family)
+        table = _from_spec(row)
+    vector = _from_vector(_best_vector(find_vectors(code, stdout), family, hints))
+    bare = _from_bare(find_bare_number(code, stdout, family, hints))
+    # a demoted label (naive, robustness) comes after every positive rule
+    chain += [table, vector, bare, demoted]
+    chosen = next((rec for rec in chain if rec is not None), None)
+    if chosen is None:
+        return ExtractionRecord(
+            method="deterministic",
+            value=None,
+            rule="none",
+            line=None,
+            rationale=(
+                f"no ESTIMATE line, no labelled {family} effect line and no coefficient-table "
+                f"row matching the {family} effect term in {len(stdout.splitlines())} stdout lines"
+            ),
         )
-    bare = find_bare_number(code, stdout, family, hints)
-    if bare is not None:
-        return _record(
-            bare.value,
-            "bare_number",
-            bare.line,
-            f"the only printed value, {bare.token}, is the code's coefficient {bare.term!r}",
-        )
-    return ExtractionRecord(
-        method="deterministic",
-        value=None,
-        rule="none",
-        line=None,
-        rationale=(
-            f"no ESTIMATE line, no labelled {family} effect line and no coefficient-table row "
-            f"matching the {family} effect term in {len(stdout.splitlines())} stdout lines"
-        ),
+    main_row = table if row is not None and context_score(row.context, family) >= 0 else None
+    plausible = [
+        rec
+        for rec in (*chain[:2], *(_from_fit(m) for m in rival_fits), main_row, vector, bare)
+        if rec is not None
+    ]
+    return _with_ambiguity(chosen, plausible, stdout)
+
+
+def _fit_candidates(
+    stdout: str, fits: Sequence[FitEntry], family: Family, hints: CodeHints
+) -> tuple[FitMatch | None, list[FitMatch]]:
+    """The best fit match, and the equally good matches of *other* fits (rival estimates)."""
+    if not fits:
+        return None, []
+    matches = find_fit_matches(stdout, fits, family, hints, headings(stdout))
+    best = best_fit_match(matches)
+    if best is None:
+        return None, []
+    rivals = [m for m in matches if m.key[0] == best.key[0] and m.coef.fit != best.coef.fit]
+    return best, rivals
+
+
+def _from_vector(entry: VectorEntry | None) -> ExtractionRecord | None:
+    if entry is None:
+        return None
+    return _record(
+        entry.value, "coef_vector", entry.line, f"named coefficient {entry.term!r} -> {entry.token}"
+    )
+
+
+def _from_bare(bare: VectorEntry | None) -> ExtractionRecord | None:
+    if bare is None:
+        return None
+    return _record(
+        bare.value,
+        "bare_number",
+        bare.line,
+        f"the only printed value, {bare.token}, is the code's coefficient {bare.term!r}",
+    )
+
+
+def _half_unit(stdout: str, rec: ExtractionRecord) -> float:
+    """Half a unit in the last printed digit of the number ``rec`` was read from."""
+    if rec.line is None or rec.value is None:
+        return 0.0
+    lines = stdout.splitlines()
+    if not 0 < rec.line <= len(lines):
+        return 0.0
+    best = 0.0
+    for token in re.findall(NUMBER, normalize_line(lines[rec.line - 1])):
+        value = parse_number(token)
+        if value is None:
+            continue
+        for scale in (1.0, 100.0):
+            if abs(value - rec.value * scale) <= 1e-9 * max(1.0, abs(value)):
+                best = max(best, 0.5 * 10.0 ** (-decimals_of(token)) / scale)
+    return best
+
+
+def _with_ambiguity(
+    chosen: ExtractionRecord, plausible: list[ExtractionRecord], stdout: str
+) -> ExtractionRecord:
+    """Flag the record when plausible candidates print different numbers (beyond rounding)."""
+    distinct: list[ExtractionRecord] = []
+    for rec in [chosen, *plausible]:
+        assert rec.value is not None
+        tol = _half_unit(stdout, rec)
+        if not any(
+            d.value is not None
+            and abs(d.value - rec.value)
+            <= tol + _half_unit(stdout, d) + 1e-12 * max(1.0, abs(rec.value))
+            for d in distinct
+        ):
+            distinct.append(rec)
+    if len(distinct) < 2:
+        return chosen
+    candidates = [
+        ExtractionCandidate(value=d.value, rule=d.rule, line=d.line)
+        for d in distinct
+        if d.value is not None
+    ]
+    listed = "; ".join(f"{c.value!r} ({c.rule}, line {c.line})" for c in candidates)
+    return chosen.model_copy(
+        update={
+            "ambiguous": True,
+            "candidates": candidates,
+            "rationale": f"{chosen.rationale}; AMBIGUOUS, other plausible estimates: {listed}",
+        }
     )
 
 
@@ -224,38 +305,19 @@ def _from_label(lab: Labelled) -> ExtractionRecord:
     return _record(lab.value, "labelled_line", lab.line, f"label {lab.label!r} -> {lab.value!r}")
 
 
-def _headings(stdout: str) -> list[str]:
-    """For each line, the closest heading printed before it (lower-cased)."""
-    current = ""
-    out: list[str] = []
-    for raw in stdout.splitlines():
-        out.append(current)
-        if _is_heading(raw):
-            current = raw.lower()
-    return out
-
-
-def _is_heading(raw: str) -> bool:
-    """A section heading: a decorated line (``=== Robustness (h = 0.15) ===``, ``## IV``, a rule
-    of dashes), an upper-case title, or a short line ending in a colon (``2SLS (preferred):``).
-
-    A heading may hold a number or two (a bandwidth, a model number), but not a result: a
-    decorated line with more than two decimals and a colon line with any are not headings.
-    """
-    decimals = len(_DECIMAL.findall(raw))
-    if _DECORATED.search(raw):
-        return decimals <= 2
-    if _CAPS_HEADING.match(raw):
-        return decimals == 0
-    return (
-        bool(_COLON_HEADING.match(raw))
-        and decimals == 0
-        and re.search(r"[A-Za-z]", raw) is not None
-    )
+def _best_marker(stdout: str) -> tuple[float, int] | None:
+    """The last ``ESTIMATE:`` line not printed in a robustness or placebo section (the last one
+    at all when every marker is)."""
+    markers = find_markers(stdout)
+    if len(markers) <= 1:
+        return markers[0] if markers else None
+    heads = headings(stdout)
+    main = [m for m in markers if not SECONDARY.search(heads[m[1] - 1])]
+    return (main or markers)[-1]
 
 
 def _best_labelled(stdout: str, family: Family) -> Labelled | None:
-    heads = _headings(stdout)
+    heads = headings(stdout)
     best: Labelled | None = None
     best_score = -(10**6)
     for lab in find_labelled(stdout, family):

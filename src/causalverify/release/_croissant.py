@@ -86,6 +86,10 @@ CELL_FIELDS: Final[dict[str, tuple[str, str]]] = {
     "extraction_rule": ("sc:Text", "rule that extracted the estimate"),
     "judge_effect": ("sc:Float", "estimate read by the extraction judge, when used"),
     "extraction_disagree": ("sc:Integer", "1 if the judge and deterministic extraction disagree"),
+    "extraction_ambiguous": (
+        "sc:Integer",
+        "1 if plausible candidates printed different numbers (the rule's choice is scored)",
+    ),
     "matched_conversion": ("sc:Text", "event-study scale the estimate matched"),
     "fitted_effect": (
         "sc:Float",

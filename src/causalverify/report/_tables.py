@@ -224,6 +224,43 @@ def taxonomy(s: Mapping[str, Any]) -> Table:
     )
 
 
+def extraction(s: Mapping[str, Any]) -> Table:
+    """Per unit: executed cells whose extraction was ambiguous or read through the fit log."""
+    prof = s.get("extraction", {})
+    rows = []
+    for unit in s["rankings"]["L2b_plus"]["order"]:
+        e = prof.get(unit, {})
+        n = e.get("executed", 0)
+        rows.append(
+            (
+                unit,
+                str(n),
+                str(e.get("ambiguous", 0)),
+                pct(e.get("ambiguous", 0) / n if n else None),
+                str(e.get("fit_match", 0)),
+                str(e.get("fitted_right_reported_wrong", 0)),
+            )
+        )
+    return Table(
+        key="extraction",
+        title="Extraction: how much rides on it (executed cells)",
+        header=(
+            s["unit"],
+            "executed",
+            "ambiguous",
+            "share",
+            "read via fit log",
+            "fitted right, reported wrong",
+        ),
+        rows=tuple(rows),
+        note=(
+            "Ambiguous: plausible candidates printed different numbers; the rule's choice is "
+            "scored. Fitted right, reported wrong: a model the code fitted has an effect "
+            "coefficient within tolerance, the reported value is missing or outside it."
+        ),
+    )
+
+
 def rel_error(s: Mapping[str, Any]) -> Table:
     """Relative-error quantiles per unit over executed cells with an estimate."""
     keys = ("q10", "q25", "q50", "q75", "q90")
@@ -249,6 +286,7 @@ def all_tables(s: Mapping[str, Any]) -> list[Table]:
         stability,
         sweep,
         taxonomy,
+        extraction,
         rel_error,
     )
     tables = [build(s) for build in builders]

@@ -76,6 +76,16 @@ class CodeRecord(BaseModel):
     parse_error: str | None = None
 
 
+class ExtractionCandidate(BaseModel):
+    """One plausible estimate the extractor saw (see ``ExtractionRecord.ambiguous``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: float
+    rule: str
+    line: int | None = None
+
+
 class ExtractionRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -84,6 +94,10 @@ class ExtractionRecord(BaseModel):
     rule: str
     line: int | None = None
     rationale: str = ""
+    #: plausible candidates printed different numbers (beyond rounding); ``value`` is still the
+    #: rule's choice, ``candidates`` lists one of each distinct number (the choice first)
+    ambiguous: bool = False
+    candidates: list[ExtractionCandidate] = Field(default_factory=list)
 
 
 class ScoreRecord(BaseModel):

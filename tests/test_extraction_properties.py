@@ -106,10 +106,7 @@ def labelled_outputs(rng: st.DrawFn) -> tuple[str, Family, float, float]:
     answer = rng(signs) * rng(magnitudes)
     style = rng(st.sampled_from(["fixed4", "fixed6", "sci", "g", "unicode"]))
     percent = rng(st.booleans())
-    if percent:
-        text = f"{answer * 100:.2f}%"
-    else:
-        text = fmt(answer, style)
+    text = f"{answer * 100:.2f}%" if percent else fmt(answer, style)
     label = rng(st.sampled_from(EFFECT_LABEL[family]))
     heading = rng(
         st.sampled_from(

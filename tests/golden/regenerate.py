@@ -67,8 +67,10 @@ def truth_of(stderr: str) -> dict[str, Any]:
 
 
 def _untimed(stdout: str) -> str:
-    """Output without the clock times that summaries print (``Time: 02:07:56``)."""
-    return re.sub(r"\b\d\d:\d\d:\d\d\b", "HH:MM:SS", stdout)
+    """Output without the dates and clock times that summaries print (``Time: 02:07:56``,
+    ``Date: 2026-12-02 02:10``)."""
+    stdout = re.sub(r"\b\d{4}-\d\d-\d\d\b", "YYYY-MM-DD", stdout)
+    return re.sub(r"\b\d\d:\d\d(?::\d\d)?\b", "HH:MM", stdout)
 
 
 def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -> dict[str, Any]:

@@ -10,6 +10,7 @@ LABELLERS := reference/textbook,reference/naive,reference/cumulative,reference/w
 .PHONY: setup system run test lint typecheck unit clean
 
 setup: system $(VENV)/.installed
+	@$(BIN)/causalverify r-packages install --recommended --if-reachable --connect-timeout 5
 
 system:
 	@bash scripts/install-system.sh

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "verify": "causalverify.cli.verify:verify",
     "papers": "causalverify.cli.papers:papers",
     "prompt": "causalverify.cli.prompt:prompt",
+    "r-packages": "causalverify.cli.r_packages:r_packages",
 }
 
 

@@ -13,6 +13,7 @@ from causalverify.cli._common import friendly_errors
 from causalverify.errors import CausalVerifyError
 from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.manifest import PYTHON_PACKAGES, environment_manifest
+from causalverify.sandbox.rlibrary import RECOMMENDED
 
 #: packages the canonical estimators and the reference panel need
 REQUIRED_PYTHON = ("numpy", "pandas", "scipy", "statsmodels", "linearmodels")
@@ -45,6 +46,18 @@ def _environment_table() -> tuple[Table, bool]:
         ok &= version is not None
         table.add_row(f"R: {name}", version or "-", _mark(version is not None))
     table.add_row("R packages installed", str(len(manifest.r_packages)), "")
+    table.add_row(
+        "R library (managed)",
+        tc.r_library or "not created (causalverify r-packages install --recommended)",
+        "",
+    )
+    for name in RECOMMENDED:  # optional: model code loads them, Debian does not ship them
+        version = manifest.r_packages.get(name)
+        table.add_row(
+            f"R (managed): {name}",
+            version or "not installed",
+            "[green]ok[/green]" if version else "[yellow]optional[/yellow]",
+        )
     return table, ok
 
 

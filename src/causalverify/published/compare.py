@@ -182,6 +182,12 @@ def _reason(row: Mapping[str, Any], rtol: float) -> tuple[str, str]:
     if row["ours_status"] == "missing_package" and row["published_L2b"] == 1:
         package = str(row["missing_packages"]).split(",")[0] or "?"
         return f"missing package {package}", "the published environment had it; ours does not"
+    if row["missing_packages"] and row["ours_L2b"] == 0:
+        package = str(row["missing_packages"]).split(",")[0]
+        return f"missing package {package}", (
+            f"the code needs {row['missing_packages']}, not installed here; ours "
+            f"{row['ours_status']}"
+        )
     if not row["agree_L2a"]:
         return "code differs", f"ours {row['ours_status']}, published L2a={row['published_L2a']}"
     if not row["agree_L2b"]:

@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from causalverify.sandbox import rlibrary
+
 #: the parts of /etc that R and Python need; nothing else of /etc is visible (no shadow, no keys)
 ETC_ALLOWLIST: tuple[str, ...] = (
     "/etc/R",
@@ -35,6 +37,8 @@ class Toolchain:
     python: str
     rscript: str | None
     r_home: str | None
+    #: the R library CausalVerify manages (:mod:`.rlibrary`), when it exists: bound read-only
+    r_library: str | None
     #: host paths bound read-only at the same place
     ro_binds: tuple[str, ...]
     #: (target, link) pairs recreated inside (merged-/usr systems)
@@ -60,6 +64,17 @@ def _r_home(rscript: str | None) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return "/usr/lib/R" if Path("/usr/lib/R").is_dir() else None
     return out or None
+
+
+def _managed_library(rscript: str | None) -> str | None:
+    """The managed R library of this R, if it has been created."""
+    if rscript is None:
+        return None
+    try:
+        path = rlibrary.library_path(rlibrary.r_version(rscript))
+    except Exception:  # an R that cannot say its version has no managed library
+        return None
+    return str(path.resolve()) if path.is_dir() else None
 
 
 def _under(path: str, roots: list[str]) -> bool:
@@ -88,6 +103,9 @@ def discover() -> Toolchain:
     if r_home:
         candidates += [r_home, os.path.realpath(r_home)]
     candidates += ["/usr/local/lib/R", "/usr/share/R"]
+    r_library = _managed_library(rscript)
+    if r_library is not None:
+        candidates.append(r_library)
     for cand in candidates:
         real = os.path.realpath(cand)
         for p in (cand, real):
@@ -99,6 +117,7 @@ def discover() -> Toolchain:
         python=sys.executable,
         rscript=rscript,
         r_home=r_home,
+        r_library=r_library,
         ro_binds=tuple(binds + extra),
         symlinks=tuple(links),
         path_env=f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",

@@ -42,6 +42,7 @@ from causalverify.sandbox._seccomp import filter_program
 from causalverify.sandbox._toolchain import Toolchain, discover
 from causalverify.sandbox._uidslot import UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
+from causalverify.sandbox.packages import with_runtime_install
 
 SCRATCH = "/scratch"
 CODE_DIR = "/code"
@@ -51,7 +52,9 @@ _MB = 1024 * 1024
 
 def sandbox_env(toolchain: Toolchain) -> dict[str, str]:
     """The complete environment of a sandboxed script (nothing is inherited)."""
+    extra = {"R_LIBS": toolchain.r_library} if toolchain.r_library else {}
     return {
+        **extra,
         "PATH": toolchain.path_env,
         "HOME": SCRATCH,
         "LANG": "C.UTF-8",
@@ -280,7 +283,8 @@ class BwrapSandbox:
                 os.close(block_r)
                 if log_w is not None:
                     os.close(log_w)
-            return self._after_spawn(proc, started, limits, info_r, block_w, stack, log_r)
+            result = self._after_spawn(proc, started, limits, info_r, block_w, stack, log_r)
+        return with_runtime_install(result, code, language)
 
     def _hook_args(
         self, language: Language, log_w: int, fds: list[int], stack: ExitStack

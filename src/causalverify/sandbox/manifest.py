@@ -77,6 +77,9 @@ def _cache_key() -> str:
     if tc.rscript and tc.r_home:
         watched += [tc.rscript, tc.r_home, f"{tc.r_home}/library", f"{tc.r_home}/site-library"]
         watched += ["/usr/lib/R/site-library", "/usr/local/lib/R/site-library"]
+    if tc.r_library:
+        parts.append(tc.r_library)
+        watched.append(tc.r_library)
     for path in watched:
         try:
             parts.append(f"{path}:{os.stat(path).st_mtime_ns}")
@@ -89,12 +92,17 @@ def _r_part() -> tuple[str | None, dict[str, str]]:
     rscript = discover().rscript
     if rscript is None:
         return None, {}
+    env = {k: v for k, v in os.environ.items() if k not in ("R_LIBS", "R_LIBS_USER")}
+    library = discover().r_library
+    if library:  # what the sandbox sees: the system library and the managed one
+        env["R_LIBS"] = library
     out = subprocess.run(
         [rscript, "--vanilla", "-e", _R_LIST],
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
+        env=env,
     ).stdout.splitlines()
     packages = dict(line.split("\t", 1) for line in out[1:] if "\t" in line)
     return out[0].strip(), dict(sorted(packages.items()))

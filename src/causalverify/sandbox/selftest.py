@@ -83,6 +83,7 @@ _ALLOWED_ENV = {
     "MPLBACKEND",
     "PYTHONDONTWRITEBYTECODE",
     "PWD",  # set by bwrap --chdir
+    "R_LIBS",  # the managed R library (a read-only path), when it exists
 }
 
 

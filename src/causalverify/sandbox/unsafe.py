@@ -26,6 +26,7 @@ from causalverify.sandbox._process import supervise
 from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.base import ExecResult, Files, Limits
 from causalverify.sandbox.bwrap import check_relative, sandbox_env, script_command
+from causalverify.sandbox.packages import with_runtime_install
 
 _MB = 1024 * 1024
 
@@ -69,12 +70,15 @@ class UnsafeSandbox:
             env = {**sandbox_env(self.toolchain), "HOME": str(root), "TMPDIR": str(root)}
             argv = script_command(self.toolchain, language, str(script), fit_log=self.fit_log)
             if not self.fit_log:
-                return self._spawn(argv, root, env, limits, None)
+                return with_runtime_install(
+                    self._spawn(argv, root, env, limits, None), code, language
+                )
             for name, content in fitlog.hook_files().items():
                 (hooks / name).write_bytes(content)
             log_r, log_w = os.pipe2(os.O_CLOEXEC)
             env.update(fitlog.hook_env(language, log_w, str(hooks)))
-            return self._spawn(argv, root, env, limits, (log_r, log_w))
+            result = self._spawn(argv, root, env, limits, (log_r, log_w))
+            return with_runtime_install(result, code, language)
         finally:
             shutil.rmtree(root, ignore_errors=True)
             shutil.rmtree(hooks, ignore_errors=True)

@@ -127,6 +127,12 @@ def test_standard_errors_and_other_terms_are_never_matched() -> None:
     assert rec.rule != "fit_match"
 
 
+def test_fixest_names_the_instrumented_regressor_fit_x() -> None:
+    fits = [fit("fixest::feols", {"(Intercept)": 0.1, "fit_x": 0.4321}, iv=True, endogenous=["x"])]
+    rec = extract_estimate(code="", stdout="fit_x 0.4321\n", family="iv", fits=fits)
+    assert rec.rule == "fit_match" and rec.value == pytest.approx(0.4321)
+
+
 def test_iv_fit_names_its_endogenous_regressor() -> None:
     fits = [
         fit("linearmodels.IV2SLS", {"const": 0.1, "d": 0.4321, "w": 0.2}, iv=True, endogenous=["d"])

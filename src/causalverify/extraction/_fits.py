@@ -85,7 +85,7 @@ def _effect_score(fit: FitEntry, term: str, family: Family, hints: CodeHints) ->
         return 4 if t == _RD_MAIN else 3
     if family == "iv" and fit.iv:
         endog = {normalize_term(e) for e in fit.endogenous}
-        if t in endog:
+        if t in endog or t.removeprefix("fit_") in endog:  # fixest names it fit_<x>
             return 4
         if endog:  # an IV fit that names its endogenous regressors: other terms are controls
             return None

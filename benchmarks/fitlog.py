@@ -6,7 +6,7 @@ the fit log on and off, alternating the order cell by cell over ``--rounds`` rou
 the machine falls on both arms alike. Prints the summed wall time per language and arm, the ratio
 on/off, and the median per-cell ratio. Usage::
 
-    python benchmarks/fitlog.py [--per-family 5] [--rounds 3] [--agents textbook naive]
+    python benchmarks/fitlog.py [--per-family 5] [--rounds 3] [--agents textbook naive] [--languages r]
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def main() -> None:
     parser.add_argument("--per-family", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--agents", nargs="+", default=["textbook", "naive"])
+    parser.add_argument("--languages", nargs="+", default=["r", "python"], choices=["r", "python"])
     args = parser.parse_args()
     hooked = get_sandbox()
     plain = BwrapSandbox(fit_log=False)
@@ -44,13 +45,13 @@ def main() -> None:
                 continue
             picked[sc.family] = picked.get(sc.family, 0) + 1
             for agent in args.agents:
-                for language in ("r", "python"):
+                for language in args.languages:
                     text = write_response(agent, sc, language=language, protocol="default")
                     block = extract_code(text, language)
                     if block is not None:
                         cells.append((sc, language, block.code))
         times: dict[tuple[str, str], float] = {}
-        ratios: dict[str, list[float]] = {"r": [], "python": []}
+        ratios: dict[str, list[float]] = {language: [] for language in args.languages}
         fits = 0
         for round_no in range(args.rounds):
             for i, (sc, language, code) in enumerate(cells):
@@ -70,7 +71,7 @@ def main() -> None:
                 ratios[language].append(took["on"] / took["off"])
     print(f"{len(cells)} cells x {args.rounds} rounds; {fits} fits logged with the hooks on")
     print(f"{'language':<8} {'on (s)':>9} {'off (s)':>9} {'on/off':>8} {'median cell':>12}")
-    for language in ("r", "python"):
+    for language in args.languages:
         on, off = times[(language, "on")], times[(language, "off")]
         median = statistics.median(ratios[language])
         print(f"{language:<8} {on:9.2f} {off:9.2f} {on / off:8.3f} {median:12.3f}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from causalverify.extraction import disagree, extract_estimate, fitted_effects
 from causalverify.scoring._layers import (
     Extractor,
+    Match,
     Profile,
     is_unscoreable,
     match_estimate,
@@ -65,14 +66,7 @@ def rescore(
         scores = scores.model_copy(update=_closest_fit(record, profile, tolerance))
     status: CellStatus = failure or ("unscoreable" if unscoreable else "no_estimate")
     if l2b and not unscoreable and estimate is not None:
-        match = match_estimate(
-            estimate,
-            record.canonical,
-            family=record.family,
-            profile=profile,
-            tolerance=tolerance,
-            declared=dict(record.conversions),
-        )
+        match = match_cell(record, estimate, profile=profile, tolerance=tolerance)
         scores = scores.model_copy(
             update={
                 "L2b_plus": match.passed,
@@ -102,20 +96,25 @@ def _extract(record: CellRecord) -> ExtractionRecord | None:
     )
 
 
+def match_cell(record: CellRecord, value: float, *, profile: Profile, tolerance: float) -> Match:
+    """``value`` against the cell's canonical, on the scales its family and profile accept."""
+    return match_estimate(
+        value,
+        record.canonical,
+        family=record.family,
+        profile=profile,
+        tolerance=tolerance,
+        declared=dict(record.conversions),
+    )
+
+
 def _closest_fit(record: CellRecord, profile: Profile, tolerance: float) -> dict[str, object]:
     """The fitted effect coefficient closest to the canonical (on the profile's scales)."""
     assert record.execution is not None
     code = record.code.code if record.code is not None else None
     best: tuple[float, float, bool] | None = None
     for coef in fitted_effects(code=code or "", family=record.family, fits=record.execution.fits):
-        match = match_estimate(
-            coef,
-            record.canonical,
-            family=record.family,
-            profile=profile,
-            tolerance=tolerance,
-            declared=dict(record.conversions),
-        )
+        match = match_cell(record, coef, profile=profile, tolerance=tolerance)
         if best is None or match.rel_error < best[1]:
             best = (coef, match.rel_error, match.passed)
     if best is None:

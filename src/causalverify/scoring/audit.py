@@ -16,7 +16,8 @@ import numpy as np
 
 from causalverify.extraction import extract_estimate
 from causalverify.families import FAMILIES
-from causalverify.scoring._layers import Profile, is_unscoreable, match_estimate
+from causalverify.scoring._layers import Profile, is_unscoreable
+from causalverify.scoring._rescore import match_cell
 from causalverify.store.records import CellRecord
 
 if TYPE_CHECKING:
@@ -181,12 +182,5 @@ def _our_value(record: CellRecord) -> float | None:
 def _passes(record: CellRecord, value: float | None, profile: Profile, tolerance: float) -> bool:
     if value is None:
         return False
-    match = match_estimate(
-        value,
-        record.canonical,
-        family=record.family,
-        profile=profile,
-        tolerance=tolerance,
-        declared=dict(record.conversions),
-    )
+    match = match_cell(record, value, profile=profile, tolerance=tolerance)
     return match.passed

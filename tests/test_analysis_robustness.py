@@ -10,6 +10,7 @@ import pytest
 from analysis_helpers import cell
 from causalverify.analysis import (
     add_unit,
+    analyze_cells,
     classify_cell,
     drop_one_family,
     leave_one_unit_out,
@@ -182,3 +183,42 @@ def test_rel_error_profile_quantiles() -> None:
     assert prof["A"]["q25"] == pytest.approx(0.1)
     assert prof["A"]["mean"] == pytest.approx(0.2)
     assert prof["B"]["n"] == 0 and math.isnan(prof["B"]["q50"])
+
+
+def test_fitted_right_reported_wrong_is_its_own_category_and_counted_per_model() -> None:
+    rows = [
+        # wrong reported value, but a fitted effect coefficient was within tolerance
+        {**cell("s1", "A", layers="1110", estimated=2.2, rel_error=10.0), "fitted_right": 1},
+        # nothing extracted, the right model was fitted
+        {**cell("s2", "A", layers="1110"), "fitted_right": 1},
+        # wrong and no fit was right: a wrong specification
+        cell("s3", "A", layers="1110", estimated=0.5, rel_error=1.5),
+        # correct stays correct whatever the fits
+        {**cell("s4", "A", layers="1111", estimated=0.21, rel_error=0.05), "fitted_right": 1},
+        {
+            **cell("s5", "B", layers="1110", estimated=0.5, rel_error=1.5),
+            "extraction_ambiguous": 1,
+            "extraction_rule": "fit_match",
+        },
+    ]
+    table = _frame(rows)
+    by_sid = dict(
+        zip(table["scenario_id"], (classify_cell(r) for _, r in table.iterrows()), strict=True)
+    )
+    assert by_sid == {
+        "s1": "fitted_right_reported_wrong",
+        "s2": "fitted_right_reported_wrong",
+        "s3": "other_wrong",
+        "s4": "correct",
+        "s5": "other_wrong",
+    }
+    summary = analyze_cells(table.drop(columns="unit"), unit="model", n_resamples=20, seed=1)
+    assert summary["taxonomy"]["by_unit"]["A"]["fitted_right_reported_wrong"] == 2
+    assert summary["extraction"]["A"] == {
+        "executed": 4,
+        "ambiguous": 0,
+        "fit_match": 0,
+        "fitted_right_reported_wrong": 2,
+    }
+    assert summary["extraction"]["B"]["ambiguous"] == 1
+    assert summary["extraction"]["B"]["fit_match"] == 1

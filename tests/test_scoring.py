@@ -202,3 +202,28 @@ def test_tolerance_monotonicity(
             est, canonical, tolerance=lo, family=family, profile="default", declared=declared
         )
         assert (not d.passed) or a.passed
+
+
+def test_the_fitted_effect_closest_to_the_canonical_is_recorded() -> None:
+    from causalverify.sandbox.base import FitEntry, FitTerm
+
+    fits = [
+        FitEntry(function="stats::lm", terms=[FitTerm(term="treated:post", estimate=-0.9)]),
+        FitEntry(
+            function="stats::lm",
+            terms=[
+                FitTerm(term="treated:post", estimate=-0.26),
+                FitTerm(term="post", estimate=0.5),
+            ],
+        ),
+    ]
+    execution = _exec(stdout="ESTIMATE: 0.5\n").model_copy(update={"fits": fits})
+    rec = rescore(cell(canonical=-0.25, execution=execution))
+    assert rec.status == "wrong" and rec.scores is not None
+    assert rec.scores.fitted_effect == -0.26  # the reported 0.5 is the post main effect
+    assert rec.scores.fitted_rel_error == pytest.approx(0.04)
+    assert rec.scores.fitted_right is True
+    strict = rescore(cell(canonical=-0.25, execution=execution), tolerance=0.01)
+    assert strict.scores is not None and strict.scores.fitted_right is False
+    without = rescore(cell(canonical=-0.25))
+    assert without.scores is not None and without.scores.fitted_effect is None

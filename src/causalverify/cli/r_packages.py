@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import json
 
 import click
 from rich.console import Console
@@ -70,7 +70,7 @@ def install(
     if not wanted:
         raise click.UsageError("name at least one package, or pass --recommended")
     rscript = _rscript()
-    library = rlibrary.library_path(rlibrary.r_version(rscript))
+    library = rlibrary.managed_library_path(rlibrary.r_version(rscript))
     repos = repos or rlibrary.default_repos()
     present = {p.name for p in rlibrary.list_packages(library)}
     todo = [n for n in wanted if n not in present]
@@ -94,11 +94,9 @@ def install(
 @friendly_errors
 def list_(as_json: bool) -> None:
     """List the packages of the managed R library and the repository each came from."""
-    library = rlibrary.library_path(rlibrary.r_version(_rscript()))
+    library = rlibrary.managed_library_path(rlibrary.r_version(_rscript()))
     packages = rlibrary.list_packages(library)
     if as_json:
-        import json
-
         rows = [
             {"name": p.name, "version": p.version, "repository": p.repository} for p in packages
         ]
@@ -118,4 +116,3 @@ def list_(as_json: bool) -> None:
             f"recommended but not installed: {', '.join(missing)} "
             "(causalverify r-packages install --recommended)"
         )
-    sys.exit(0)

@@ -84,12 +84,6 @@ def find_markers(stdout: str) -> list[tuple[float, int]]:
     return found
 
 
-def find_marker(stdout: str) -> tuple[float, int] | None:
-    """The last ``ESTIMATE: <number>`` line: (value, 1-based line) or None."""
-    found = find_markers(stdout)
-    return found[-1] if found else None
-
-
 def label_score(label: str, family: Family) -> int | None:
     """Score a label for the family; None when it names something other than the effect."""
     low = label.lower().strip()

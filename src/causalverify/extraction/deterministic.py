@@ -105,7 +105,7 @@ def extract_estimate(
     best_fit, rival_fits = _fit_candidates(stdout, fits, family, hints)
     chain: list[ExtractionRecord | None] = []
     if best_fit is not None and (
-        labelled is None or labelled.score <= 0 or _agree(labelled, best_fit)
+        positive is None or _same_number(positive, _from_fit(best_fit), stdout)
     ):
         chain += [_from_fit(best_fit), positive]
     else:  # the script's own labelled statement of another number wins over a recognised one
@@ -192,6 +192,14 @@ def _half_unit(stdout: str, rec: ExtractionRecord) -> float:
     return best
 
 
+def _same_number(a: ExtractionRecord, b: ExtractionRecord, stdout: str) -> bool:
+    """Two readings print the same number: they differ by no more than rounding of each."""
+    if a.value is None or b.value is None:
+        return a.value is b.value
+    tol = _half_unit(stdout, a) + _half_unit(stdout, b) + 1e-12 * max(1.0, abs(a.value))
+    return abs(a.value - b.value) <= tol
+
+
 def _with_ambiguity(
     chosen: ExtractionRecord, plausible: list[ExtractionRecord], stdout: str
 ) -> ExtractionRecord:
@@ -199,13 +207,7 @@ def _with_ambiguity(
     distinct: list[ExtractionRecord] = []
     for rec in [chosen, *plausible]:
         assert rec.value is not None
-        tol = _half_unit(stdout, rec)
-        if not any(
-            d.value is not None
-            and abs(d.value - rec.value)
-            <= tol + _half_unit(stdout, d) + 1e-12 * max(1.0, abs(rec.value))
-            for d in distinct
-        ):
+        if not any(_same_number(rec, d, stdout) for d in distinct):
             distinct.append(rec)
     if len(distinct) < 2:
         return chosen
@@ -255,18 +257,6 @@ def _from_table(row: TableRow | None, hints: CodeHints) -> ExtractionRecord | No
         row.line,
         f"{where}, term {term}, column {row.column!r} -> {row.token}",
     )
-
-
-def _agree(lab: Labelled, match: FitMatch) -> bool:
-    """The labelled line and the fit match print the same number (at the coarser precision)."""
-    value = lab.value / 100.0 if lab.percent else lab.value
-    return abs(value - match.value) <= 0.5 * 10.0 ** (-max(0, _decimals_printed(match))) * 1.000001
-
-
-def _decimals_printed(match: FitMatch) -> int:
-    token = match.token
-    decimals = decimals_of(token)
-    return decimals + 2 if match.value != float(token) else decimals
 
 
 def _from_fit(match: FitMatch) -> ExtractionRecord:

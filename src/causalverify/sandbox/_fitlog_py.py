@@ -87,39 +87,29 @@ def _flat(values: Any) -> list[Any]:
     return _as_list(values)
 
 
-def _statsmodels_entry(function: str, res: Any) -> dict[str, Any] | None:
+def _errors(get: Any) -> list[Any] | None:
+    """The standard errors ``get()`` returns, flattened; None when they cannot be computed."""
+    try:
+        return _flat(get())
+    except Exception:
+        return None
+
+
+def _params_entry(function: str, res: Any, se_attr: str) -> dict[str, Any] | None:
+    """A statsmodels (``bse``) or linearmodels (``std_errors``) result."""
     params = getattr(res, "params", None)
     if params is None:
         return None
-    names = _names(params, getattr(res, "model", None))
-    try:
-        errors: list[Any] | None = _flat(res.bse)
-    except Exception:
-        errors = None
-    entry: dict[str, Any] = {
-        "function": function,
-        "terms": _terms(names, _flat(params), errors),
-        "nobs": _number(getattr(res, "nobs", None)),
-    }
-    return entry
-
-
-def _linearmodels_entry(function: str, res: Any) -> dict[str, Any] | None:
-    params = getattr(res, "params", None)
-    if params is None:
-        return None
-    try:
-        errors: list[Any] | None = _flat(res.std_errors)
-    except Exception:
-        errors = None
-    entry: dict[str, Any] = {
-        "function": function,
-        "terms": _terms(_names(params, None), _flat(params), errors),
-        "nobs": _number(getattr(res, "nobs", None)),
-    }
     model = getattr(res, "model", None)
-    endog = getattr(getattr(model, "endog", None), "cols", None)
-    if endog:
+    entry: dict[str, Any] = {
+        "function": function,
+        "terms": _terms(
+            _names(params, model), _flat(params), _errors(lambda: getattr(res, se_attr))
+        ),
+        "nobs": _number(getattr(res, "nobs", None)),
+    }
+    endog = getattr(getattr(model, "endog", None), "cols", None)  # linearmodels' IV models
+    if se_attr == "std_errors" and endog:
         entry["iv"] = True
         entry["endogenous"] = [str(c) for c in endog]
     return entry
@@ -131,13 +121,9 @@ def _pyfixest_entries(function: str, res: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for fit in fits:
         coef = fit.coef()
-        try:
-            errors: list[Any] | None = _flat(fit.se())
-        except Exception:
-            errors = None
         entry: dict[str, Any] = {
             "function": function,
-            "terms": _terms(_names(coef, None), _flat(coef), errors),
+            "terms": _terms(_names(coef, None), _flat(coef), _errors(fit.se)),
             "nobs": _number(getattr(fit, "_N", None)),
         }
         if getattr(fit, "_is_iv", False):
@@ -172,9 +158,9 @@ def _entries(function: str, res: Any) -> list[dict[str, Any]]:
     if top == "rdrobust":
         one = _rdrobust_entry(function, res)
     elif top == "linearmodels":
-        one = _linearmodels_entry(function, res)
+        one = _params_entry(function, res, "std_errors")
     else:
-        one = _statsmodels_entry(function, res)
+        one = _params_entry(function, res, "bse")
     return [one] if one is not None else []
 
 

@@ -71,7 +71,7 @@ def _managed_library(rscript: str | None) -> str | None:
     if rscript is None:
         return None
     try:
-        path = rlibrary.library_path(rlibrary.r_version(rscript))
+        path = rlibrary.managed_library_path(rlibrary.r_version(rscript))
     except Exception:  # an R that cannot say its version has no managed library
         return None
     return str(path.resolve()) if path.is_dir() else None

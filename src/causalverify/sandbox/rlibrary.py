@@ -16,7 +16,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import subprocess
 import urllib.error
 import urllib.request
@@ -64,7 +63,7 @@ def r_version(rscript: str) -> str:
     return f"{m.group(1)}.{m.group(2)}"
 
 
-def library_path(version: str) -> Path:
+def managed_library_path(version: str) -> Path:
     """The managed library of R ``version`` (it may not exist yet)."""
     override = os.environ.get(LIBRARY_ENV)
     if override:
@@ -198,8 +197,3 @@ def install_packages(
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
         raise InstallError(f"R could not install {', '.join(names)} from {repos}:\n{tail}")
     return new
-
-
-def remove_library(library: Path) -> None:
-    """Delete the managed library (``r-packages clear``)."""
-    shutil.rmtree(library, ignore_errors=True)

@@ -353,3 +353,30 @@ def test_missing_key_without_base_url_is_a_setup_error(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(ProviderError, match="OPENAI_API_KEY"):
         get_provider("openai/gpt-4o")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_server_stops_fast_naming_the_url(sleeps):
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    provider = get_provider("openai/test-model", base_url=url, sleep=sleeps)
+    with pytest.raises(ProviderError, match=f"cannot reach {url}.*check --base-url"):
+        provider.complete(ask("q"), options=FAST)
+    close(provider)
+    assert len(sleeps.calls) == 2  # three attempts of the default six, then the breaker trips
+
+
+def test_a_server_that_answered_once_is_not_declared_unreachable(server, sleeps):
+    import openai
+
+    server.push(Reply(content="hello", prompt_tokens=1, completion_tokens=1))
+    provider = make(server, sleeps)
+    assert provider.complete(ask("q"), options=FAST).content == "hello"
+    refused = openai.APIConnectionError(message="Connection refused", request=None)  # type: ignore[arg-type]
+    failures = [provider.classify(refused) for _ in range(5)]
+    close(provider)
+    assert {f.kind for f in failures} == {"transient"}  # it went away mid-run: retry, do not stop

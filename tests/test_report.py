@@ -214,3 +214,28 @@ def test_analyze_needs_exactly_one_source(tmp_path: Path) -> None:
         ],
     )
     assert bad.exit_code != 0 and "Nobody" in bad.output
+
+
+def test_cells_without_an_answer_are_left_out_and_announced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from analysis_helpers import cell
+
+    rows = [cell(f"s{i}", "A", rel_error=0.01, estimated=0.2) for i in range(4)]
+    rows += [cell(f"s{i}", "B", layers="1110", rel_error=3.0, estimated=0.8) for i in range(4)]
+    for row in rows[:2]:  # A's first two cells failed at the API
+        row.update(L1=0, L2a=0, L2b=0, L2b_plus=0.0, status="api_error")
+    for row in rows[2:]:
+        row["status"] = "correct" if row["model"] == "A" else "wrong"
+    frame = pd.DataFrame(rows)
+    summary = analyze_cells(frame, n_resamples=20)
+    assert summary["incomplete"] == {"cells": 2, "by_model": {"A": 2}}
+    assert summary["rates"]["A"]["L1"] == 1.0 and summary["rates"]["A"]["L2b_plus"] == 1.0
+    assert summary["n_cells"] == 6 and "api_error" not in summary["taxonomy"]["overall"]
+    index = write_report(frame, tmp_path / "report", n_resamples=20)
+    for text in (index.read_text(), (tmp_path / "report" / "leaderboard.md").read_text()):
+        assert "incomplete: 2 cells without an answer (A 2)" in text
+    from causalverify.cli.analyze import _print_tables
+
+    _print_tables(summary)  # what `causalverify analyze` prints
+    assert "incomplete: 2 cells without an answer" in capsys.readouterr().out

@@ -399,3 +399,53 @@ def test_judge_extraction_is_recorded_and_passed_to_scoring(tmp_path: Path) -> N
         good, prose = list(store.iter_cells())
         assert store.meta()["judge_model"] == "fake/judge"
     assert good.judge is not None and good.judge.value == 2.1 and prose.judge is None
+
+
+def test_a_corrected_model_list_is_accepted_when_the_typo_has_no_cells(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+    with pytest.raises(ProviderError, match="bad API key"):
+        world.run(world.config(models=["fake/setup"]))
+    summary = world.run(world.config(models=["fake/good"]))  # the corrected command
+    assert summary.counts == {"correct": 6}
+    with RunStore.open(world.out) as store:
+        assert store.meta()["models"] == ["fake/good"]
+    with pytest.raises(StoreError, match="also holds fake/good"):  # a model with cells stays
+        world.run(world.config(models=["fake/wrong"]))
+
+
+def test_a_provider_that_cannot_be_made_leaves_no_run_folder(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+
+    def refuse(spec: str) -> FakeProvider:
+        raise ProviderError(f"{spec}: OPENAI_API_KEY is not set")
+
+    stages = dataclasses.replace(world.stages(), make_provider=refuse)
+    with pytest.raises(ProviderError, match="OPENAI_API_KEY"):
+        run_benchmark(world.config(models=["fake/good"]), stages=stages, suite=world.suite)
+    assert not world.out.exists()
+
+
+def test_cells_without_an_answer_are_in_no_rate(tmp_path: Path) -> None:
+    world = Harness(tmp_path)
+    world.fail.add("s002")
+    summary = world.run(world.config(models=["fake/good"]))
+    good = summary.models[0]
+    assert good.cells == 6 and good.unanswered == 2
+    assert (good.L1, good.L2a, good.L2b, good.L2b_plus) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_limit_takes_a_balanced_reproducible_nested_subset() -> None:
+    from causalverify.runner.suite import balanced_subset
+
+    families = ("did", "event_study", "iv", "rdd")
+    suite = [
+        scenario(i).model_copy(update={"family": families[(i - 1) // 10]}) for i in range(1, 41)
+    ]  # forty scenarios, family-major like the default grid
+    four = balanced_subset(suite, 4)
+    assert sorted(s.family for s in four) == sorted(families)  # not the first four (all DID)
+    assert balanced_subset(suite, 4) == four  # reproducible
+    six, nine = balanced_subset(suite, 6), balanced_subset(suite, 9)
+    assert set(map(id, four)) <= set(map(id, six)) <= set(map(id, nine))
+    assert [s.index for s in nine] == sorted(s.index for s in nine)  # suite order kept
+    assert max(Counter(s.family for s in nine).values()) == 3
+    assert balanced_subset(suite, 99) == suite and balanced_subset(suite, None) == suite

@@ -48,6 +48,8 @@ def test_default_suite_is_built_once_into_the_run_folder(
     assert ensure_suite("default", tmp_path) == tmp_path / "suite"
     assert builds == [(tmp_path / "suite", "default")]
     assert ensure_suite(tmp_path / "suite", tmp_path / "elsewhere") == tmp_path / "suite"
+    assert ensure_suite("smoke", tmp_path) == tmp_path / "suite-smoke"  # named like default
+    assert builds[-1] == (tmp_path / "suite-smoke", "smoke")
 
 
 @pytest.mark.parametrize("quiet", [True, False])

@@ -70,14 +70,20 @@ def test_score_writes_scores_and_is_byte_identical(tmp_path: Path) -> None:
 
 def test_score_profile_and_tolerance_change_the_result(tmp_path: Path) -> None:
     run_dir = _run(tmp_path)
+    with RunStore.open(run_dir) as store:
+        store.set_meta({"profile": "default", "tolerance": 0.5})  # what `run` records
     runner = CliRunner()
     result = runner.invoke(main, ["score", str(run_dir), "--tolerance", "3", "--profile", "paper"])
     assert result.exit_code == 0, result.output
     frame = pd.read_csv(run_dir / "scores.csv")
     assert set(frame.loc[frame.method == "RDD", "status"]) == {"correct"}
+    assert f"rerun `causalverify report {run_dir}`" in result.output
     with RunStore.open(run_dir) as store:
-        assert store.meta()["profile"] == "paper"
-        assert store.meta()["tolerance"] == 3.0
+        meta = store.meta()
+        # the run's own settings are kept (a resumed run repeats them); the rescoring is beside
+        assert (meta["profile"], meta["tolerance"]) == ("default", 0.5)
+        rescored = {"profile": "paper", "tolerance": 3.0, "extractor": "deterministic"}
+        assert meta["rescored"] == rescored
         stored = next(store.iter_cells())
         assert stored.scores is not None and stored.scores.tolerance == 3.0
 

@@ -81,6 +81,15 @@ def analyze_cells(
     df = add_unit(prepare_cells(cells), unit)
     if df.empty:
         raise CellsFormatError("the per-cell table has no rows (nothing to analyse)")
+    # A cell whose provider failed has no answer: it says nothing about the model, so it is left
+    # out of every rate, ranking and taxonomy and reported as incomplete instead.
+    unanswered = df[df["status"] == "api_error"]
+    df = df[df["status"] != "api_error"].reset_index(drop=True)
+    if df.empty:
+        raise CellsFormatError(
+            f"no cell has an answer ({len(unanswered)} failed at the API); rerun the run to "
+            "retry them"
+        )
     rng = np.random.default_rng(seed)
     rates = rates_by_unit(df)
     plus = {u: rates[u]["L2b_plus"].rate for u in rates}
@@ -100,6 +109,7 @@ def analyze_cells(
         "languages": sorted(df["language"].unique()),
         "families": sorted(df["method"].unique()),
         "n_cells": len(df),
+        "incomplete": incomplete_counts(unanswered),
         "n_scenarios": int(df["scenario_id"].nunique()),
         "n_scoreable": int((df["unscoreable"] == 0).sum()),
         "rates": {u: {lay: p.rate for lay, p in r.items()} for u, r in rates.items()},
@@ -130,6 +140,15 @@ def analyze_cells(
         summary["tolerance_sweep"][label] = entry.pop("passes")
         summary["tolerance_sweep_detail"][label] = entry
     return json_ready(summary)
+
+
+def incomplete_counts(unanswered: pd.DataFrame) -> dict[str, Any]:
+    """Cells without an answer (``api_error``), in all and per model."""
+    by_model = unanswered.groupby("model").size() if len(unanswered) else pd.Series(dtype=int)
+    return {
+        "cells": len(unanswered),
+        "by_model": {str(m): int(n) for m, n in sorted(by_model.items())},
+    }
 
 
 def _family_rates(df: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:

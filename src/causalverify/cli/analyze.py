@@ -20,9 +20,16 @@ def _print_tables(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from causalverify.report._render import incomplete_banner, settings_line
     from causalverify.report._tables import all_tables
 
     console = Console()
+    banner = incomplete_banner(summary)
+    if banner:
+        console.print(banner, style="bold red", markup=False)
+    settings = settings_line(summary)
+    if settings:
+        console.print(settings, markup=False)
     for spec in all_tables(summary):
         if spec.key not in SHOWN:
             continue

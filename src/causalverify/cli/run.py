@@ -14,6 +14,8 @@ from causalverify.cli._common import eta_columns, friendly_errors
 from causalverify.cli._options import base_url_option, cache_option, max_rpm_option, quiet_option
 from causalverify.families import LANGUAGES, Language
 
+#: exit status of a run that left cells without an answer (the provider failed)
+EXIT_INCOMPLETE = 3
 _PANEL_HELP = "the whole reference panel (reference/textbook, reference/naive, ...)"
 
 
@@ -35,7 +37,8 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     "suite_spec",
     default="default",
     show_default=True,
-    help="A built suite folder, or 'default' (built into RUN_DIR/suite if absent).",
+    help="A built suite folder, or a named suite: 'default' (built into RUN_DIR/suite if "
+    "absent) or 'smoke' (one scenario per family, built into RUN_DIR/suite-smoke).",
 )
 @click.option(
     "--models", default=None, help=f"Comma list of provider specs [default: {_PANEL_HELP}]."
@@ -68,7 +71,11 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     help="Model calls in flight at once.",
 )
 @click.option(
-    "--limit", default=None, type=click.IntRange(min=1), help="Use only the first N scenarios."
+    "--limit",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Use only N scenarios, spread evenly over the design families (reproducible; a larger "
+    "N contains every smaller one).",
 )
 @click.option(
     "--out",
@@ -204,6 +211,8 @@ def run(
         err.print("interrupted: finished cells are stored; rerun the same command to resume")
         sys.exit(130)
     _print_summary(summary, Console())
+    if summary.counts.get("api_error", 0):
+        sys.exit(EXIT_INCOMPLETE)
 
 
 @contextmanager
@@ -262,7 +271,12 @@ def _print_summary(summary: Any, console: Any) -> None:
     )
     retry = summary.counts.get("api_error", 0)
     if retry:
-        console.print(f"{retry} cells failed at the API; rerun the same command to retry them")
+        console.print(
+            f"incomplete: {retry} cells without an answer (the API failed); they are left out "
+            "of every rate. Rerun the same command to retry them.",
+            style="bold red",
+            markup=False,
+        )
     console.print(f"store: {summary.run_dir / 'run.sqlite'}", style="dim")
 
 

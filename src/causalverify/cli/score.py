@@ -64,15 +64,29 @@ def score(
 
     frame = score_run(run_dir, profile=profile, tolerance=tolerance, extractor=extractor)
     click.echo(f"{len(frame)} cells rescored (profile {profile}, tau {tolerance}, {extractor})")
-    header = f"{'model':<32} {'cells':>5} {'L1':>6} {'L2a':>6} {'L2b':>6} {'L2b+':>6} {'unsc':>5}"
-    click.echo(header)
-    for row in model_table(frame):
+    rows = model_table(frame)
+    width = max([5, *(len(str(row["model"])) for row in rows)])
+    click.echo(
+        f"{'model':<{width}} {'cells':>5} {'L1':>6} {'L2a':>6} {'L2b':>6} {'L2b+':>6} "
+        f"{'unsc':>5} {'unans':>5}"
+    )
+    for row in rows:
         rates = [_pct(row[k]) for k in ("L1", "L2a", "L2b", "L2b+")]
         click.echo(
-            f"{row['model']!s:<32} {row['cells']:>5} {rates[0]:>6} {rates[1]:>6} {rates[2]:>6} "
-            f"{rates[3]:>6} {row['unscoreable']:>5}"
+            f"{row['model']!s:<{width}} {row['cells']:>5} {rates[0]:>6} {rates[1]:>6} "
+            f"{rates[2]:>6} {rates[3]:>6} {row['unscoreable']:>5} {row['unanswered']:>5}"
         )
-    click.echo(f"wrote {run_dir / SCORES_FILE}")
+    unanswered = sum(int(str(row["unanswered"])) for row in rows)
+    if unanswered:
+        click.echo(
+            f"incomplete: {unanswered} cells without an answer (api_error); they are left out "
+            "of every rate"
+        )
+    click.echo(f"wrote {run_dir / SCORES_FILE}; the stored cells carry the new scores")
+    click.echo(
+        "the run's own settings are unchanged (a resumed `causalverify run` repeats them); "
+        f"rerun `causalverify report {run_dir}` to update its report"
+    )
 
 
 def _pct(value: object) -> str:

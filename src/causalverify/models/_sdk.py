@@ -4,6 +4,7 @@ the same exception names) and the retrying, rate-limited, priced :class:`SdkProv
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,6 +23,11 @@ _SETUP_STATUS = {
     403: "access denied",
     404: "model or URL not found",
 }
+
+
+#: consecutive connection failures, with no answer ever received, after which the server is
+#: taken to be unreachable and the run stops (a circuit breaker) instead of failing every cell
+UNREACHABLE_AFTER = 3
 
 
 class MalformedResponse(ValueError):
@@ -94,6 +100,9 @@ class SdkProvider:
         self._sdk = sdk
         self._limiter = rate_limiter
         self._retrier = Retrier(retry_policy, sleep=sleep)
+        self._breaker = threading.Lock()
+        self._connection_failures = 0
+        self._answered = False
 
     def _request(self, messages: Sequence[Message], options: ModelOptions) -> dict[str, Any]:
         raise NotImplementedError
@@ -104,11 +113,37 @@ class SdkProvider:
     def _attempt(self, body: dict[str, Any]) -> dict[str, Any]:
         if self._limiter is not None:
             self._limiter.acquire()
-        return self._send(body)
+        answer = self._send(body)
+        with self._breaker:
+            self._connection_failures, self._answered = 0, True
+        return answer
 
     def classify(self, exc: Exception) -> Failure:
-        """Sort one attempt's exception into transient / cell / setup (re-raise unknown ones)."""
-        return classify_sdk_error(self._sdk, self.spec, exc)
+        """Sort one attempt's exception into transient / cell / setup (re-raise unknown ones).
+
+        A server that was never reached after :data:`UNREACHABLE_AFTER` consecutive connection
+        failures is a setup failure naming the URL, so a dead or mistyped ``--base-url`` stops
+        the run in seconds.
+        """
+        failure = classify_sdk_error(self._sdk, self.spec, exc)
+        if not isinstance(exc, self._sdk.APIConnectionError) or isinstance(
+            exc, self._sdk.APITimeoutError
+        ):
+            return failure
+        with self._breaker:
+            self._connection_failures += 1
+            tripped = not self._answered and self._connection_failures >= UNREACHABLE_AFTER
+        if not tripped:
+            return failure
+        url = getattr(self, "base_url", None) or "the provider's default URL"
+        cause = exc.__cause__ or exc
+        return Failure(
+            kind="setup",
+            message=(
+                f"{self.spec}: cannot reach {url} ({type(cause).__name__}: {cause}) after "
+                f"{self._connection_failures} attempts; check --base-url and that the server runs"
+            ),
+        )
 
     def complete(
         self,

@@ -35,10 +35,37 @@ _CAPTIONS: Final[dict[str, str]] = {
 }
 
 
+def incomplete_banner(s: Mapping[str, Any]) -> str | None:
+    """``incomplete: N cells without an answer (...)`` when cells failed at the API, else None."""
+    incomplete = s.get("incomplete") or {}
+    n = int(incomplete.get("cells", 0))
+    if not n:
+        return None
+    per = ", ".join(f"{m} {k}" for m, k in incomplete.get("by_model", {}).items())
+    return (
+        f"incomplete: {n} cells without an answer ({per}); they are left out of every rate. "
+        "Rerun the same `causalverify run` command to retry them."
+    )
+
+
+def settings_line(s: Mapping[str, Any]) -> str | None:
+    """The scoring settings the report shows (suite, protocol, profile, tolerance, extractor)."""
+    run = dict(s.get("run") or {})
+    if not run:
+        return None
+    run.update(run.get("rescored") or {})  # `causalverify score` rescored the cells
+    names = ("suite_seed", "protocol", "profile", "tolerance", "extractor")
+    labels = ("suite seed", "protocol", "profile", "tolerance", "extractor")
+    parts = [f"{label} {run[k]}" for k, label in zip(names, labels, strict=True) if k in run]
+    return "Settings: " + ", ".join(parts) + "." if parts else None
+
+
 def _overview(s: Mapping[str, Any]) -> list[str]:
     ew = s["executed_wrong"]
     tau = s["rank_correlation"].get("L2b", {})
+    lines = [line for line in (incomplete_banner(s), settings_line(s)) if line]
     return [
+        *lines,
         f"{s['n_cells']} cells: {len(s['units'])} {s['unit']}(s) × {s['n_scenarios']} scenarios"
         f" ({', '.join(s['families'])}); languages: {', '.join(s['languages'])}.",
         f"Executed but wrong: {ew['count']} of {ew['denominator']} executed scoreable cells.",

@@ -33,6 +33,7 @@ META_KEYS: Final[tuple[str, ...]] = (
     "profile",
     "tolerance",
     "extractor",
+    "rescored",
 )
 
 

@@ -55,7 +55,8 @@ class RunConfig:
     model_concurrency
         Model calls in flight at the same time (across all models).
     limit
-        Use only the first ``limit`` scenarios of the suite.
+        Use only ``limit`` scenarios, spread evenly over the design families
+        (:func:`~causalverify.runner.suite.balanced_subset`).
     protocol
         Prompt protocol; ``paper`` also takes the first R block of an answer, as published.
     profile, tolerance, extractor

@@ -3,8 +3,9 @@
 Compatibility rule. A run folder can be resumed or extended by a later run when the later run
 uses the same suite (same scenarios and data, by fingerprint), the same prompt protocol, scoring
 (profile, tolerance, extractor, judge), model options, base URL, resource limits and sandbox mode.
-Models and languages may only grow (the later run names every stored one, and may add more) and
-the number of samples may only grow. Anything else is refused with a
+Models and languages may only grow (the later run names every one that has stored cells, and may
+add more; a model or language without a single stored cell, e.g. a typo whose first request
+failed, may be replaced) and the number of samples may only grow. Anything else is refused with a
 :class:`~causalverify.errors.StoreError`, so two different experiments never mix in one store.
 """
 
@@ -16,7 +17,7 @@ import importlib.metadata
 import json
 import platform
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -108,8 +109,15 @@ def build_meta(
     }
 
 
-def merge_meta(stored: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def merge_meta(
+    stored: dict[str, Any],
+    new: dict[str, Any],
+    held: Mapping[str, Iterable[str]] | None = None,
+) -> dict[str, Any]:
     """Check that ``new`` may reuse a store holding ``stored``; return the metadata to write.
+
+    ``held`` maps ``"models"`` and ``"languages"`` to the values that have stored cells; a stored
+    value without cells may be dropped. Without ``held`` every stored value counts as held.
 
     Raises
     ------
@@ -124,7 +132,10 @@ def merge_meta(stored: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         if stored.get(key) != new.get(key)
     ]
     for key in GROWING_KEYS:
-        missing = [v for v in stored.get(key, []) if v not in new[key]]
+        keep = set(held[key]) if held is not None and key in held else None
+        missing = [
+            v for v in stored.get(key, []) if v not in new[key] and (keep is None or v in keep)
+        ]
         if missing:
             problems.append(f"{key}: the store also holds {', '.join(missing)}")
     if int(stored.get("samples", 1)) > int(new["samples"]):

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from causalverify.models import is_offline
@@ -20,6 +21,7 @@ from causalverify.runner.config import RunConfig
 from causalverify.runner.executor import Executor, LocalPoolExecutor
 from causalverify.runner.meta import build_meta, merge_meta
 from causalverify.runner.stages import Rendered, Stages, default_stages
+from causalverify.runner.suite import balanced_subset
 from causalverify.runner.summary import (
     ProgressCallback,
     ProgressEvent,
@@ -27,7 +29,7 @@ from causalverify.runner.summary import (
     summarize_models,
 )
 from causalverify.store.records import CellKey, CellRecord
-from causalverify.store.sqlite import RunStore
+from causalverify.store.sqlite import STORE_FILE, RunStore
 
 if TYPE_CHECKING:
     from causalverify.models.base import ModelOptions, Provider
@@ -74,22 +76,29 @@ def run_benchmark(
 
         suite = load_suite(config.suite_dir)
     stages = stages if stages is not None else default_stages(config)
-    with RunStore.open(config.out_dir, create=True) as store:
-        meta = build_meta(config, stages, suite.scenarios, suite.root)
-        store.set_meta(merge_meta(store.meta(), meta))
-        scenarios = suite.scenarios[: config.limit]
-        keys = plan_cells(scenarios, config)
-        stored = store.statuses()
-        todo = [k for k in keys if stored.get(k.as_tuple(), "api_error") in RETRY_STATUSES]
-        pending = {k.as_tuple() for k in todo}
-        skipped: Counter[str] = Counter(
-            str(stored[k.as_tuple()]) for k in keys if k.as_tuple() not in pending
-        )
-        tasks = _tasks(todo, scenarios, suite, stages, config)
-        run = _Dispatcher(config, stages, store, progress, total=len(keys), skipped=skipped)
-        run.go(tasks, len(todo), executor)
-        wanted = {k.as_tuple() for k in keys}
-        records = [r for r in store.iter_cells() if r.key.as_tuple() in wanted]
+    scenarios = balanced_subset(suite.scenarios, config.limit)
+    keys = plan_cells(scenarios, config)
+    stored = _stored_statuses(config.out_dir)
+    todo = [k for k in keys if stored.get(k.as_tuple(), "api_error") in RETRY_STATUSES]
+    # Providers are made (specs, keys checked) before the store exists, so a typo in --models
+    # or a missing key leaves no run folder behind.
+    providers = {spec: stages.make_provider(spec) for spec in dict.fromkeys(k.model for k in todo)}
+    try:
+        with RunStore.open(config.out_dir, create=True) as store:
+            meta = build_meta(config, stages, suite.scenarios, suite.root)
+            store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
+            pending = {k.as_tuple() for k in todo}
+            skipped: Counter[str] = Counter(
+                str(stored[k.as_tuple()]) for k in keys if k.as_tuple() not in pending
+            )
+            tasks = _tasks(todo, scenarios, suite, stages, config)
+            run = _Dispatcher(config, stages, store, progress, total=len(keys), skipped=skipped)
+            run.go(tasks, len(todo), executor, providers)
+            wanted = {k.as_tuple() for k in keys}
+            records = [r for r in store.iter_cells() if r.key.as_tuple() in wanted]
+    finally:
+        for provider in providers.values():
+            _close(provider)
     return RunSummary(
         run_dir=config.out_dir,
         total=len(keys),
@@ -103,6 +112,14 @@ def run_benchmark(
         input_tokens=run.input_tokens,
         output_tokens=run.output_tokens,
     )
+
+
+def _stored_statuses(run_dir: Path) -> dict[tuple[str, str, str, int], str]:
+    """The statuses stored in ``run_dir`` (empty when it has no store yet; nothing is created)."""
+    if not (run_dir / STORE_FILE).exists():
+        return {}
+    with RunStore.open(run_dir) as store:
+        return {k: str(v) for k, v in store.statuses().items()}
 
 
 def plan_cells(scenarios: Sequence[Scenario], config: RunConfig) -> list[CellKey]:
@@ -168,10 +185,15 @@ class _Dispatcher:
         self.computed = self.requests = self.input_tokens = self.output_tokens = 0
         self.cost_usd = 0.0
 
-    def go(self, tasks: Iterator[CellTask], n_tasks: int, executor: Executor | None) -> None:
+    def go(
+        self,
+        tasks: Iterator[CellTask],
+        n_tasks: int,
+        executor: Executor | None,
+        providers: dict[str, Provider],
+    ) -> None:
         self._emit("start")
         if n_tasks:
-            providers = {spec: self.stages.make_provider(spec) for spec in self.config.models}
             judge = self._judge_provider()
             own = executor is None
             pool = executor if executor is not None else LocalPoolExecutor(self.config.workers)
@@ -182,8 +204,6 @@ class _Dispatcher:
                 models.shutdown(wait=True, cancel_futures=True)
                 if own:
                     pool.shutdown(wait=True, cancel_futures=True)
-                for provider in providers.values():
-                    _close(provider)
         self._emit("done")
 
     def _loop(

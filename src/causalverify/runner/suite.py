@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from causalverify.errors import SuiteError
+
+if TYPE_CHECKING:
+    from causalverify.scenarios.model import Scenario
+
+S = TypeVar("S", bound="Scenario")
 
 #: the ``--suite`` value that means "the default suite, built into RUN_DIR/suite if absent"
 DEFAULT_SUITE = "default"
@@ -19,9 +26,10 @@ def ensure_suite(
     Parameters
     ----------
     spec
-        ``"default"`` or the folder of a built suite.
+        A named suite (``"default"``, ``"smoke"``) or the folder of a built suite.
     run_dir
-        The run folder; the default suite lives in ``run_dir/suite``.
+        The run folder; the default suite lives in ``run_dir/suite``, another named suite in
+        ``run_dir/suite-<name>``.
     progress
         Passed to ``build_suite`` when the default suite is built.
 
@@ -30,7 +38,10 @@ def ensure_suite(
     SuiteError
         If ``spec`` is a folder that does not hold a built suite.
     """
-    if str(spec) != DEFAULT_SUITE:
+    from causalverify.scenarios.grid import SUITES
+
+    name = str(spec)
+    if name not in SUITES:
         folder = Path(spec)
         if not (folder / "suite.json").is_file():
             raise SuiteError(
@@ -38,9 +49,33 @@ def ensure_suite(
                 f"build one with `causalverify build --out {folder}`"
             )
         return folder
-    folder = Path(run_dir) / "suite"
+    folder = Path(run_dir) / ("suite" if name == DEFAULT_SUITE else f"suite-{name}")
     if not (folder / "suite.json").is_file():
         from causalverify.scenarios import build_suite
 
-        build_suite(folder, suite=DEFAULT_SUITE, progress=progress)
+        build_suite(folder, suite=name, progress=progress)
     return folder
+
+
+def balanced_subset(scenarios: Sequence[S], n: int | None) -> list[S]:
+    """``n`` scenarios spread evenly over the design families, in suite order.
+
+    Each family's scenarios are shuffled with a seed derived from the suite seed, and the families
+    take turns; so the subset is reproducible, a larger ``n`` contains every smaller one, and
+    ``n`` at least the suite size gives the whole suite.
+    """
+    if n is None or n >= len(scenarios):
+        return list(scenarios)
+    groups: dict[str, list[S]] = {}
+    for scenario in scenarios:
+        groups.setdefault(str(scenario.family), []).append(scenario)
+    seed = scenarios[0].suite_seed if scenarios else 0
+    for family, group in groups.items():
+        random.Random(f"{seed}:{family}").shuffle(group)
+    order: list[S] = []
+    while len(order) < n:
+        for group in groups.values():
+            if group and len(order) < n:
+                order.append(group.pop(0))
+    position = {id(s): i for i, s in enumerate(scenarios)}
+    return sorted(order, key=lambda s: position[id(s)])

@@ -35,8 +35,9 @@ ProgressCallback = Callable[[ProgressEvent], None]
 class ModelSummary:
     """Layer pass rates of one model over the cells of a run.
 
-    ``L1``, ``L2a`` and ``L2b`` are shares of all cells; ``L2b_plus`` is the share of scoreable
-    cells (unscoreable cells are excluded, never failed).
+    ``L1``, ``L2a`` and ``L2b`` are shares of the answered cells; ``L2b_plus`` is the share of
+    scoreable answered cells (unscoreable cells are excluded, never failed). Cells whose provider
+    failed (``api_error``) are counted in ``unanswered`` and in no rate.
     """
 
     model: str
@@ -47,6 +48,7 @@ class ModelSummary:
     L2b: float
     L2b_plus: float
     counts: Mapping[str, int]
+    unanswered: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,19 +80,21 @@ def summarize_models(
     frame = cells_frame(records)
     summaries = []
     for model in models:
-        rows = frame[frame["model"] == model]
+        everything = frame[frame["model"] == model]
+        rows = everything[everything["status"] != "api_error"]
         n = len(rows)
         scoreable = rows[rows["unscoreable"] == 0]
         summaries.append(
             ModelSummary(
                 model=model,
-                cells=n,
+                cells=len(everything),
                 scoreable=len(scoreable),
                 L1=_rate(rows["L1"].sum(), n),
                 L2a=_rate(rows["L2a"].sum(), n),
                 L2b=_rate(rows["L2b"].sum(), n),
                 L2b_plus=_rate(scoreable["L2b_plus"].sum(), len(scoreable)),
-                counts=dict(sorted(Counter(rows["status"]).items())),
+                counts=dict(sorted(Counter(everything["status"]).items())),
+                unanswered=len(everything) - n,
             )
         )
     return tuple(summaries)

@@ -25,7 +25,8 @@ def score_run(
     """Rescore every cell of the run at ``run_dir`` and write ``run_dir/scores.csv``.
 
     No model is called and nothing is executed. The rescored records replace the stored ones,
-    the run metadata records the scoring settings, and the per-cell table is written with a
+    the run metadata records the scoring settings under ``rescored`` (the run's own settings are
+    left as they were), and the per-cell table is written with a
     fixed row order and float format, so two rescorings give byte-identical files.
 
     Returns
@@ -47,7 +48,11 @@ def score_run(
         ]
         for record in records:
             store.put_cell(record)
-        store.set_meta({"profile": profile, "tolerance": tolerance, "extractor": extractor})
+        # The run's own settings (what a resumed `run` must repeat) stay as they are; the
+        # rescoring is recorded beside them, and reports show it.
+        store.set_meta(
+            {"rescored": {"profile": profile, "tolerance": tolerance, "extractor": extractor}}
+        )
     frame = cells_frame(records)
     write_scores_csv(frame, run_dir / SCORES_FILE)
     return frame
@@ -60,18 +65,23 @@ def write_scores_csv(frame: pd.DataFrame, path: Path) -> None:
 
 
 def model_table(frame: pd.DataFrame) -> list[dict[str, object]]:
-    """Per-model layer rates (L2b+ over scoreable cells) and the unscoreable count."""
+    """Per-model layer rates (L2b+ over scoreable cells) and the unscoreable count.
+
+    Cells without an answer (``api_error``) are in ``unanswered`` and in no rate.
+    """
     rows: list[dict[str, object]] = []
-    for model, group in frame.groupby("model", sort=True):
+    for model, everything in frame.groupby("model", sort=True):
+        group = everything[everything["status"] != "api_error"]
         scoreable = group[group["unscoreable"] == 0]
         plus = float(scoreable["L2b_plus"].mean()) if len(scoreable) else math.nan
         rows.append(
             {
                 "model": str(model),
-                "cells": len(group),
-                "L1": float(group["L1"].mean()),
-                "L2a": float(group["L2a"].mean()),
-                "L2b": float(group["L2b"].mean()),
+                "cells": len(everything),
+                "unanswered": len(everything) - len(group),
+                "L1": float(group["L1"].mean()) if len(group) else math.nan,
+                "L2a": float(group["L2a"].mean()) if len(group) else math.nan,
+                "L2b": float(group["L2b"].mean()) if len(group) else math.nan,
                 "L2b+": plus,
                 "unscoreable": int(group["unscoreable"].sum()),
                 "no_estimate": int((group["status"] == "no_estimate").sum()),

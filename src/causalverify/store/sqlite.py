@@ -167,6 +167,13 @@ class RunStore:
             ).fetchall()
         return {(s, m, lang, int(k)): status for s, m, lang, k, status in rows}
 
+    def held_values(self) -> dict[str, set[str]]:
+        """The models and languages that have at least one stored cell."""
+        with self._lock:
+            models = {m for (m,) in self._conn.execute("SELECT DISTINCT model FROM cells")}
+            languages = {x for (x,) in self._conn.execute("SELECT DISTINCT language FROM cells")}
+        return {"models": models, "languages": languages}
+
     def count_cells(self) -> int:
         """The number of stored cells."""
         with self._lock:

@@ -449,3 +449,12 @@ def test_limit_takes_a_balanced_reproducible_nested_subset() -> None:
     assert [s.index for s in nine] == sorted(s.index for s in nine)  # suite order kept
     assert max(Counter(s.family for s in nine).values()) == 3
     assert balanced_subset(suite, 99) == suite and balanced_subset(suite, None) == suite
+
+
+def test_a_run_into_a_folder_another_run_is_writing_stops(tmp_path: Path) -> None:
+    from causalverify.store.sqlite import writer_lock
+
+    world = Harness(tmp_path)
+    with writer_lock(world.out), pytest.raises(StoreError, match="another causalverify process"):
+        world.run(world.config(models=["fake/good"]))
+    assert world.run(world.config(models=["fake/good"])).counts == {"correct": 6}

@@ -278,3 +278,16 @@ def test_concurrent_creation_and_reading(tmp_path: Path) -> None:
     with RunStore.open(tmp_path / "run") as store:
         assert store.count_cells() == 6
     assert sorted(p.name for p in (tmp_path / "run").iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_second_writer_stops_with_a_message(tmp_path: Path) -> None:
+    from causalverify.store.sqlite import writer_lock
+
+    with (
+        writer_lock(tmp_path / "run"),
+        pytest.raises(StoreError, match=rf"another causalverify process \(pid {os.getpid()}\)"),
+        writer_lock(tmp_path / "run"),
+    ):
+        pass
+    with writer_lock(tmp_path / "run"):  # released when the holder finishes
+        pass

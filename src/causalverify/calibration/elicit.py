@@ -27,7 +27,7 @@ from causalverify.errors import SetupError, SuiteError
 from causalverify.models import is_offline
 from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationProtocol, CalibrationRecord
 from causalverify.store.records import CellKey, CellRecord, Message, ModelResponse
-from causalverify.store.sqlite import RunStore
+from causalverify.store.sqlite import RunStore, writer_lock
 
 if TYPE_CHECKING:
     from causalverify.models.base import ModelOptions, Provider
@@ -291,7 +291,7 @@ def calibrate_run(
         If the run's suite cannot be found.
     """
     started = time.perf_counter()
-    with RunStore.open(config.run_dir) as store:
+    with RunStore.open(config.run_dir) as store, writer_lock(config.run_dir):
         meta = store.meta()
         models = select_models(list(meta.get("models", [])), config.models)
         cells = [c for c in store.iter_cells() if c.key.model in models]

@@ -29,7 +29,7 @@ from causalverify.runner.summary import (
     summarize_models,
 )
 from causalverify.store.records import CellKey, CellRecord
-from causalverify.store.sqlite import STORE_FILE, RunStore
+from causalverify.store.sqlite import STORE_FILE, RunStore, writer_lock
 
 if TYPE_CHECKING:
     from causalverify.models.base import ModelOptions, Provider
@@ -84,7 +84,7 @@ def run_benchmark(
     # or a missing key leaves no run folder behind.
     providers = {spec: stages.make_provider(spec) for spec in dict.fromkeys(k.model for k in todo)}
     try:
-        with RunStore.open(config.out_dir, create=True) as store:
+        with writer_lock(config.out_dir), RunStore.open(config.out_dir, create=True) as store:
             meta = build_meta(config, stages, suite.scenarios, suite.root)
             store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
             pending = {k.as_tuple() for k in todo}

@@ -40,8 +40,9 @@ def score_run(
         If ``run_dir`` holds no run store.
     """
     from causalverify.store import RunStore, cells_frame
+    from causalverify.store.sqlite import writer_lock
 
-    with RunStore.open(run_dir) as store:
+    with RunStore.open(run_dir) as store, writer_lock(run_dir):
         records = [
             rescore(r, profile=profile, tolerance=tolerance, extractor=extractor)
             for r in store.iter_cells()

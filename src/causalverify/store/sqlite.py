@@ -15,6 +15,8 @@ committed cell durable even against a power cut; a ``kill -9`` loses at most the
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -29,6 +31,7 @@ from causalverify.store.calibration import CALIBRATION_SCHEMA, CalibrationRecord
 from causalverify.store.records import CellKey, CellRecord, CellStatus
 
 STORE_FILE = "run.sqlite"
+LOCK_FILE = "run.lock"
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -50,6 +53,37 @@ CREATE TABLE IF NOT EXISTS cells (
 
 _ORDER = "ORDER BY scenario_id, model, language, sample"
 _TABLES = frozenset({"meta", "cells", "calibration"})
+
+
+@contextlib.contextmanager
+def writer_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's writer lock (``run.lock``, an advisory ``flock``) for the block.
+
+    Two processes writing cells into one folder would compute (and pay for) every cell twice; the
+    second one stops here instead. The lock goes with the process, so a crash never leaves it.
+
+    Raises
+    ------
+    StoreError
+        If another process holds the lock.
+    """
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            raise StoreError(
+                f"another causalverify process (pid {holder}) is writing {run_dir}; wait for it "
+                "to finish, or use another --out folder"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 class RunStore:

@@ -12,6 +12,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,6 +50,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         languages=("r",),
         workers=2,
         cache_path=root / "cache.sqlite",
+        command_line=(sys.executable, "-m", "causalverify", "run", "--out", str(root / "run")),
     )
     run_benchmark(config)
     args = ["calibrate", str(config.out_dir), "--quiet", "--cache", str(root / "cache.sqlite")]
@@ -145,6 +147,33 @@ def test_metadata_files_hold_real_values(release: Path) -> None:
         sums[name] = digest
     described = {f["contentUrl"]: f["sha256"] for f in croissant["distribution"]}
     assert described == {k: v for k, v in sums.items() if k != "croissant.json"}
+
+
+def test_a_release_carries_no_host_path_or_user_name(release: Path, run_dir: Path) -> None:
+    import getpass
+    import os
+
+    with RunStore.open(run_dir) as store:
+        meta = store.meta()
+    recorded = json.dumps(meta)
+    host = {
+        "run folder": str(run_dir.absolute()),
+        "suite": str(Path(meta["suite_path"]).absolute()),
+        "python prefix": sys.prefix,
+        "working folder": os.getcwd(),
+        "home": str(Path.home()),
+        "user": f"/{getpass.getuser()}/",
+    }
+    assert host["run folder"] in recorded and host["python prefix"] in recorded  # there to leak
+    leaks = [
+        (name, kind)
+        for name in release_files(release)
+        for kind, text in host.items()
+        if text.encode() in (release / name).read_bytes()
+    ]
+    assert leaks == []
+    index = json.loads((release / "release.json").read_text())
+    assert index["run"]["command_line"][-3:] == ["run", "--out", "<run>"]
 
 
 def test_freezing_twice_gives_identical_files(release: Path, run_dir: Path, tmp_path: Path) -> None:

@@ -36,10 +36,11 @@ from causalverify.release._layout import (
     write_text,
 )
 from causalverify.release._records import write_records
+from causalverify.release._scrub import host_replacements, scrub
 from causalverify.release._tables import SIDE_DATABASES, export_tables
 from causalverify.scenarios.model import Scenario
 from causalverify.store.records import CellRecord
-from causalverify.store.sqlite import STORE_FILE
+from causalverify.store.sqlite import STORE_FILE, RunStore
 
 Unit = Literal["model", "model_language"]
 
@@ -109,7 +110,9 @@ def freeze_run(
     _check_out(out_dir, overwrite=overwrite)
     with tempfile.TemporaryDirectory(prefix="cv-freeze-") as tmp:
         snapshot = _snapshot(run_dir, Path(tmp) / "run")
-        return _freeze_snapshot(snapshot, out_dir, suite_dir, settings, name, license_id)
+        return _freeze_snapshot(
+            snapshot, out_dir, suite_dir, settings, name, license_id, origin=run_dir
+        )
 
 
 def _snapshot(run_dir: Path, target: Path) -> Path:
@@ -148,9 +151,16 @@ def _freeze_snapshot(
     settings: ReportSettings,
     name: str,
     license_id: str,
+    *,
+    origin: Path,
 ) -> FreezeResult:
     meta, records = _read_run(run_dir)
     suite = _find_suite(meta, suite_dir, records)
+    # No host paths or user name leave this machine: the snapshot's metadata (which the exported
+    # tables copy) and everything written from it use placeholders instead.
+    meta = scrub(meta, host_replacements(origin, suite.root))
+    with RunStore.open(run_dir) as snapshot_store:
+        snapshot_store.set_meta(meta)
     staging = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

@@ -95,7 +95,11 @@ def write_report(
     cells = prepare_cells(frame)
     summary = analyze_cells(cells, seed=seed, unit=unit, n_resamples=n_resamples)
     summary["title"] = title
-    summary["run"] = {k: meta[k] for k in META_KEYS if meta is not None and k in meta}
+    summary["run"] = {
+        k: meta[k]
+        for k in META_KEYS
+        if meta is not None and k in meta and (meta[k] is not None or k != "rescored")
+    }
     if not isinstance(source, pd.DataFrame):  # calibration rows live in the run store
         models = (meta or {}).get("models")
         calibration = calibration_summary(

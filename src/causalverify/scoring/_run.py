@@ -49,11 +49,12 @@ def score_run(
         ]
         for record in records:
             store.put_cell(record)
-        # The run's own settings (what a resumed `run` must repeat) stay as they are; the
-        # rescoring is recorded beside them, and reports show it.
-        store.set_meta(
-            {"rescored": {"profile": profile, "tolerance": tolerance, "extractor": extractor}}
-        )
+        # The run's own settings (what a resumed `run` must repeat) stay as they are; a rescoring
+        # with other settings is recorded beside them, and reports show it.
+        chosen = {"profile": profile, "tolerance": tolerance, "extractor": extractor}
+        meta = store.meta()
+        own = {k: meta.get(k, chosen[k]) for k in chosen}
+        store.set_meta({"rescored": chosen if chosen != own else None})
     frame = cells_frame(records)
     write_scores_csv(frame, run_dir / SCORES_FILE)
     return frame

@@ -29,6 +29,18 @@ def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "expected a comma list of r, python" in result.output
     result = CliRunner().invoke(main, ["run", "--samples", "0", "--out", str(tmp_path)])
     assert result.exit_code == 2
+    script, data = tmp_path / "a.R", tmp_path / "d.csv"
+    script.write_text("print(1)\n")
+    data.write_text("y\n1\n")
+    args = ["exec", str(script), "--data", str(data), "--wall-seconds", "-5"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "--wall-seconds" in result.output
+
+
+def test_language_names_are_case_insensitive() -> None:
+    from causalverify.cli.run import _languages
+
+    assert _languages(None, None, "R, Python") == ("r", "python")  # type: ignore[arg-type]
 
 
 def test_default_suite_is_built_once_into_the_run_folder(

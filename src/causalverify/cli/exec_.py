@@ -68,7 +68,13 @@ def _fits_line(result: ExecResult) -> str:
     is_flag=True,
     help="Print the ExecResult as JSON (with the fit log as its top-level `fits` list).",
 )
-@click.option("--wall-seconds", type=float, default=Limits().wall_seconds, show_default=True)
+@click.option(
+    "--wall-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=Limits().wall_seconds,
+    show_default=True,
+    help="Wall-clock limit of the script (positive).",
+)
 @click.option(
     "--unsafe-no-sandbox",
     is_flag=True,

@@ -24,7 +24,7 @@ def _split(value: str | None) -> tuple[str, ...]:
 
 
 def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[Language, ...]:
-    names = _split(value)
+    names = tuple(name.lower() for name in _split(value))  # `R` is `r`
     unknown = [n for n in names if n not in LANGUAGES]
     if unknown or not names:
         raise click.BadParameter(f"expected a comma list of {', '.join(LANGUAGES)}", ctx, param)

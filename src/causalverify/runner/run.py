@@ -87,6 +87,9 @@ def run_benchmark(
         with writer_lock(config.out_dir), RunStore.open(config.out_dir, create=True) as store:
             meta = build_meta(config, stages, suite.scenarios, suite.root)
             store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
+            # read again under the lock: a writer that finished meanwhile is not redone
+            stored = {k: str(v) for k, v in store.statuses().items()}
+            todo = [k for k in todo if stored.get(k.as_tuple(), "api_error") in RETRY_STATUSES]
             pending = {k.as_tuple() for k in todo}
             skipped: Counter[str] = Counter(
                 str(stored[k.as_tuple()]) for k in keys if k.as_tuple() not in pending

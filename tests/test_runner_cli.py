@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,8 @@ def test_run_summary_and_incompatible_rerun(
     ]
     result = CliRunner().invoke(main, base + (["--quiet"] if quiet else []))
     assert result.exit_code == 0, result.output
-    assert "reference/prose" in result.output and "no_code 4" in result.output
+    assert re.search(r"^model\s+cells\s+L1\s+L2a\s+L2b\s+L2b\+\s+no_code$", result.output, re.M)
+    assert re.search(r"^reference/prose\s+4\s+100\.0%\s+(0\.0%\s+){3}4$", result.output, re.M)
     assert "4 cells: 4 computed now, 0 already stored" in result.output
     with RunStore.open(tmp_path / "run") as store:
         assert store.count_cells() == 4

@@ -18,8 +18,8 @@ SHOWN = ("leaderboard", "executed_wrong", "rank_agreement", "stability", "sweep"
 
 def _print_tables(summary: dict[str, Any]) -> None:
     from rich.console import Console
-    from rich.table import Table
 
+    from causalverify.cli._tables import print_legend, print_table, short_names
     from causalverify.report._render import incomplete_banner, settings_line
     from causalverify.report._tables import all_tables
 
@@ -30,15 +30,21 @@ def _print_tables(summary: dict[str, Any]) -> None:
     settings = settings_line(summary)
     if settings:
         console.print(settings, markup=False)
+    names = short_names(summary["rankings"]["L2b_plus"]["order"])
+    print_legend(console, names)
     for spec in all_tables(summary):
         if spec.key not in SHOWN:
             continue
-        table = Table(title=spec.title, caption=spec.note or None)
-        for i, name in enumerate(spec.header):
-            table.add_column(name, justify="left" if i == 0 or name == summary["unit"] else "right")
-        for row in spec.rows:
-            table.add_row(*row)
-        console.print(table)
+        left = [i for i, name in enumerate(spec.header) if i == 0 or name == summary["unit"]]
+        print_table(
+            console,
+            title=spec.title,
+            header=spec.header,
+            rows=spec.rows,
+            note=spec.note,
+            left=left,
+            names=names,
+        )
 
 
 def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:

@@ -248,22 +248,30 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
 
 
 def _print_summary(summary: Any, console: Any) -> None:
-    from rich.table import Table
+    from causalverify.analysis import ordered_units
+    from causalverify.cli._tables import print_legend, print_table, short_names
 
-    table = Table(title=f"Run {summary.run_dir}")
-    table.add_column("model", no_wrap=True)
-    for column in ("cells", "L1", "L2a", "L2b", "L2b+"):
-        table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("statuses")
-    for model in summary.models:
-        statuses = ", ".join(f"{k} {v}" for k, v in model.counts.items())
-        table.add_row(
-            model.model,
-            str(model.cells),
-            *(_pct(getattr(model, f)) for f in ("L1", "L2a", "L2b", "L2b_plus")),
-            statuses,
+    order = ordered_units({m.model: m.L2b_plus for m in summary.models})
+    by_name = {m.model: m for m in summary.models}
+    statuses = sorted({status for m in summary.models for status in m.counts})
+    rows = [
+        (
+            name,
+            str(by_name[name].cells),
+            *(_pct(getattr(by_name[name], f)) for f in ("L1", "L2a", "L2b", "L2b_plus")),
+            *(str(by_name[name].counts.get(status, 0)) for status in statuses),
         )
-    console.print(table)
+        for name in order
+    ]
+    names = short_names(order)
+    print_legend(console, names)
+    print_table(
+        console,
+        title=f"Run {summary.run_dir}",
+        header=("model", "cells", "L1", "L2a", "L2b", "L2b+", *statuses),
+        rows=rows,
+        names=names,
+    )
     console.print(
         f"{summary.total} cells: {summary.computed} computed now, {summary.skipped} already "
         f"stored; {summary.requests} model requests, ${summary.cost_usd:.4f}, "
@@ -277,7 +285,7 @@ def _print_summary(summary: Any, console: Any) -> None:
             style="bold red",
             markup=False,
         )
-    console.print(f"store: {summary.run_dir / 'run.sqlite'}", style="dim")
+    console.print(f"store: {summary.run_dir / 'run.sqlite'}", style="dim", soft_wrap=True)
 
 
 def _pct(value: float) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Literal
@@ -22,7 +23,7 @@ from causalverify.cli._common import friendly_errors
 )
 @click.option(
     "--tolerance",
-    type=click.FloatRange(min=0.0),
+    type=click.FloatRange(min=0.0, min_open=True),
     default=0.5,
     show_default=True,
     help="Relative tolerance tau (inclusive).",
@@ -40,6 +41,7 @@ from causalverify.cli._common import friendly_errors
     default=None,
     help="For a frozen release (read-only): a new run folder to unfreeze it into and rescore.",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print the per-model rates as JSON.")
 @friendly_errors
 def score(
     run_dir: Path,
@@ -47,6 +49,7 @@ def score(
     tolerance: float,
     extractor: Literal["deterministic", "judge", "both"],
     out: Path | None,
+    as_json: bool,
 ) -> None:
     """Rescore every cell of RUN_DIR, write RUN_DIR/scores.csv and print a per-model table.
 
@@ -63,25 +66,14 @@ def score(
         raise click.UsageError("--out is only for a release; a run folder is rescored in place")
 
     frame = score_run(run_dir, profile=profile, tolerance=tolerance, extractor=extractor)
-    click.echo(f"{len(frame)} cells rescored (profile {profile}, tau {tolerance}, {extractor})")
     rows = model_table(frame)
-    width = max([5, *(len(str(row["model"])) for row in rows)])
-    click.echo(
-        f"{'model':<{width}} {'cells':>5} {'L1':>6} {'L2a':>6} {'L2b':>6} {'L2b+':>6} "
-        f"{'unsc':>5} {'unans':>5}"
+    if as_json:
+        plain = [{k: _plain(v) for k, v in row.items()} for row in rows]
+        click.echo(json.dumps({"cells": len(frame), "models": plain}, indent=2))
+        return
+    _print_rows(
+        rows, f"{len(frame)} cells rescored (profile {profile}, tau {tolerance}, {extractor})"
     )
-    for row in rows:
-        rates = [_pct(row[k]) for k in ("L1", "L2a", "L2b", "L2b+")]
-        click.echo(
-            f"{row['model']!s:<{width}} {row['cells']:>5} {rates[0]:>6} {rates[1]:>6} "
-            f"{rates[2]:>6} {rates[3]:>6} {row['unscoreable']:>5} {row['unanswered']:>5}"
-        )
-    unanswered = sum(int(str(row["unanswered"])) for row in rows)
-    if unanswered:
-        click.echo(
-            f"incomplete: {unanswered} cells without an answer (api_error); they are left out "
-            "of every rate"
-        )
     click.echo(f"wrote {run_dir / SCORES_FILE}; the stored cells carry the new scores")
     click.echo(
         "the run's own settings are unchanged (a resumed `causalverify run` repeats them); "
@@ -89,6 +81,48 @@ def score(
     )
 
 
-def _pct(value: object) -> str:
+def _print_rows(rows: list[dict[str, object]], title: str) -> None:
+    from rich.console import Console
+
+    from causalverify.analysis import ordered_units
+    from causalverify.cli._tables import print_legend, print_table, short_names
+
+    console = Console()
+    by_name = {str(row["model"]): row for row in rows}
+    order = ordered_units({name: float(row["L2b+"]) for name, row in by_name.items()})  # type: ignore[arg-type]
+    names = short_names(order)
+    print_legend(console, names)
+    keys = ("cells", "L1", "L2a", "L2b", "L2b+", "unscoreable", "unanswered")
+    print_table(
+        console,
+        title=title,
+        header=("model", *keys),
+        rows=[
+            (
+                name,
+                *(
+                    _cell(by_name[name][k]) if k.startswith("L") else str(by_name[name][k])
+                    for k in keys
+                ),
+            )
+            for name in order
+        ],
+        names=names,
+    )
+    unanswered = sum(int(str(row["unanswered"])) for row in rows)
+    if unanswered:
+        console.print(
+            f"incomplete: {unanswered} cells without an answer (api_error); they are left out "
+            "of every rate",
+            style="bold red",
+            markup=False,
+        )
+
+
+def _plain(value: object) -> object:
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _cell(value: object) -> str:
     number = float(value)  # type: ignore[arg-type]
     return "-" if math.isnan(number) else f"{100 * number:.1f}%"

@@ -136,19 +136,27 @@ def family_heatmap(summary: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def rank_agreement(summary: Mapping[str, Any], path: Path) -> Path:
-    """Each unit's L2b rank against its L2b+ rank; the diagonal is perfect agreement."""
+def rank_points(summary: Mapping[str, Any]) -> dict[tuple[float, float], list[str]]:
+    """``(L2b rank, L2b+ rank) -> units`` at that point, best first: tied units share one
+    point and one label, so their names are never drawn over each other."""
     ranks_b = summary["rankings"]["L2b"]["ranks"]
     ranks_p = summary["rankings"]["L2b_plus"]["ranks"]
-    units = _units_by_plus(summary)
-    n = len(units)
+    points: dict[tuple[float, float], list[str]] = {}
+    for unit in _units_by_plus(summary):
+        points.setdefault((ranks_b[unit], ranks_p[unit]), []).append(unit)
+    return points
+
+
+def rank_agreement(summary: Mapping[str, Any], path: Path) -> Path:
+    """Each unit's L2b rank against its L2b+ rank; the diagonal is perfect agreement."""
+    n = len(_units_by_plus(summary))
     fig = Figure(figsize=(4.6, 4.2))
     ax = fig.add_subplot()
     ax.plot([0.5, n + 0.5], [0.5, n + 0.5], color="grey", linestyle=":", linewidth=1)
-    for unit in units:
-        ax.scatter(ranks_b[unit], ranks_p[unit], s=30)
-        ax.annotate(unit, (ranks_b[unit], ranks_p[unit]), fontsize=7, xytext=(4, 3),
-                    textcoords="offset points")  # fmt: skip
+    for (x, y), together in rank_points(summary).items():
+        ax.scatter(x, y, s=30 + 10 * (len(together) - 1))
+        ax.annotate("\n".join(together), (x, y), fontsize=7, xytext=(4, 3),
+                    textcoords="offset points", va="top")  # fmt: skip
     tau = summary["rank_correlation"]["L2b"]["kendall_tau"]
     ax.set_title(f"L2b rank vs L2b+ rank (Kendall τ = {'n/a' if tau is None else f'{tau:.2f}'})")
     ax.set_xlim(n + 0.5, 0.5)

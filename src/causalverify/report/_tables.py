@@ -47,11 +47,12 @@ def _ci(entry: Mapping[str, Any]) -> str:
 def leaderboard(s: Mapping[str, Any]) -> Table:
     """Units in L2b+ order with every layer's rate and the L2b+ Wilson interval."""
     rows = []
-    for i, unit in enumerate(s["rankings"]["L2b_plus"]["order"], start=1):
+    places = standing(s)
+    for unit in s["rankings"]["L2b_plus"]["order"]:
         r, d = s["rates"][unit], s["rates_detail"][unit]
         rows.append(
             (
-                str(i),
+                places[unit],
                 unit,
                 *(pct(r[layer]) for layer in LAYERS[:3]),
                 _ci(d["L2b_plus"]),
@@ -75,8 +76,29 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
             "unscoreable",
         ),
         rows=tuple(rows),
-        note="L1, L2a, L2b over all cells; L2b+ over scoreable cells.",
+        note="L1, L2a, L2b over all cells; L2b+ over scoreable cells; tied units share a place "
+        "(marked =).",
     )
+
+
+def standing(s: Mapping[str, Any]) -> dict[str, str]:
+    """Each unit's place by L2b+: ``"1"``, ``"2="`` for units tied at 2, ``"4"``, ...
+
+    Tied units share the best of their places (competition ranking); units without a scoreable
+    cell come last, tied with each other.
+    """
+    rates = {u: s["rates"][u]["L2b_plus"] for u in s["rankings"]["L2b_plus"]["order"]}
+
+    def key(u: str) -> float:
+        rate = rates[u]
+        return -1.0 if rate is None else float(rate)
+
+    places: dict[str, str] = {}
+    for unit in rates:
+        better = sum(1 for other in rates if key(other) > key(unit))
+        tied = sum(1 for other in rates if key(other) == key(unit)) > 1
+        places[unit] = f"{better + 1}{'=' if tied else ''}"
+    return places
 
 
 def by_family(s: Mapping[str, Any]) -> Table:
@@ -100,8 +122,14 @@ def by_family(s: Mapping[str, Any]) -> Table:
 def executed_wrong(s: Mapping[str, Any]) -> Table:
     """Executed-but-wrong counts per unit and pooled."""
     ew = s["executed_wrong"]
+    order = [u for u in s["rankings"]["L2b_plus"]["order"] if u in ew["by_unit"]]
     rows = [
-        (unit, f"{e['k']}/{e['n']}", pct(e["rate"])) for unit, e in sorted(ew["by_unit"].items())
+        (
+            unit,
+            f"{ew['by_unit'][unit]['k']}/{ew['by_unit'][unit]['n']}",
+            pct(ew["by_unit"][unit]["rate"]),
+        )
+        for unit in order
     ]
     rows.append(("all", f"{ew['count']}/{ew['denominator']}", pct(ew["share"])))
     return Table(

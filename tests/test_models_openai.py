@@ -380,3 +380,42 @@ def test_a_server_that_answered_once_is_not_declared_unreachable(server, sleeps)
     failures = [provider.classify(refused) for _ in range(5)]
     close(provider)
     assert {f.kind for f in failures} == {"transient"}  # it went away mid-run: retry, do not stop
+
+
+def test_retries_are_announced_while_they_happen_and_shown_under_the_bar(server, sleeps):
+    import io
+
+    from rich.console import Console, Group
+
+    from causalverify.cli._common import status_progress, watch_retries
+
+    server.push(ErrorReply(429, headers={"Retry-After": "3"}), ErrorReply(503), Reply("fine"))
+    provider = make(server, sleeps, retry_policy=RetryPolicy(max_attempts=4, seed=1))
+    out = io.StringIO()
+    bar = status_progress(Console(file=out, width=200, color_system=None))
+    seen: list[str] = []
+
+    def sleep_and_look(seconds: float) -> None:  # what the bar shows during the wait
+        seen.append(bar.retries.line())
+        sleeps(seconds)
+
+    provider._retrier._sleep = sleep_and_look  # type: ignore[attr-defined]
+    with watch_retries() as watch:
+        bar.retries = watch
+        response = provider.complete(ask("q"), options=FAST)
+    close(provider)
+    assert response.content == "fine" and watch.count == 2
+    assert seen[0] == (
+        "1 retry so far; latest: openai/test-model: attempt 1 of 4 failed (HTTP 429: "
+        + seen[0].split("(HTTP 429: ", 1)[1]
+    )
+    assert seen[0].endswith("; retrying in 3.0 s") and "attempt 2 of 4" in seen[1]
+    assert seen[1].startswith("2 retries so far") and "HTTP 503" in seen[1]
+    bar.console.print(Group(*bar.get_renderables()))
+    assert "2 retries so far" in out.getvalue()
+    # outside the block nothing listens any more
+    provider = make(server, sleeps, retry_policy=RetryPolicy(max_attempts=2))
+    server.push(ErrorReply(500), Reply("ok"))
+    provider.complete(ask("q"), options=FAST)
+    close(provider)
+    assert watch.count == 2

@@ -311,3 +311,37 @@ def test_reexecution_agrees_with_the_stored_executions(release: Path) -> None:
     assert sum(c.l2b_now for c in re.cells) == sum(
         bool(r.scores and r.scores.L2b) for r in executed
     )
+
+
+def test_freeze_and_verify_report_every_step_and_verify_takes_a_limit(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    steps: list[tuple[str, int, int | None]] = []
+
+    def record(step: str, done: int, total: int | None) -> None:
+        steps.append((step, done, total))
+
+    freeze_run(run_dir, tmp_path / "rel", report=SETTINGS, progress=record)
+    names = list(dict.fromkeys(step for step, _, _ in steps))
+    assert names[0] == "copying the run store" and names[-1] == "hashing the files"
+    assert "writing the report" in names
+    steps.clear()
+    report = verify_release(tmp_path / "rel", reexecute=True, limit=3, workers=2, progress=record)
+    assert report.ok, report.problems
+    assert report.reexecution is not None and report.reexecution.n_cells == 3
+    names = list(dict.fromkeys(step for step, _, _ in steps))
+    assert names == [
+        "checking file hashes",
+        "checking prompts",
+        "rescoring cells and rebuilding the report",
+        "re-executing cells",
+    ]
+    assert [(d, t) for s, d, t in steps if s == "re-executing cells"] == [(i, 3) for i in range(4)]
+    # the CLI: --limit needs --reexecute, and --json prints the verification
+    runner = CliRunner()
+    refused = runner.invoke(main, ["verify", str(tmp_path / "rel"), "--limit", "2"])
+    assert refused.exit_code == 2 and "--reexecute" in refused.output
+    done = runner.invoke(main, ["verify", str(tmp_path / "rel"), "--json", "--hashes-only"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.output)
+    assert data["ok"] is True and data["cells"] == 16 and data["reexecution"] is None

@@ -1,9 +1,12 @@
-"""Helpers shared by CLI commands: turning our errors into clean messages, progress columns."""
+"""Helpers shared by CLI commands: turning our errors into clean messages, progress bars that
+show status counts and retries while they happen."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
 import click
@@ -56,3 +59,108 @@ def eta_columns(label: str) -> tuple[Any, ...]:
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
+
+
+class RetryWatch(logging.Handler):
+    """Counts the retries announced on the retry logger and keeps the latest one."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.count = 0
+        self.last = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+        self.last = record.getMessage()
+
+    def line(self) -> str:
+        """``"3 retries so far; latest: ..."``, or ``""`` before the first retry."""
+        if not self.count:
+            return ""
+        return (
+            f"{self.count} {'retry' if self.count == 1 else 'retries'} so far; latest: {self.last}"
+        )
+
+
+@contextmanager
+def watch_retries() -> Iterator[RetryWatch]:
+    """Collect the model retries that happen inside the block (see ``models.retry``)."""
+    from causalverify.models.retry import RETRY_LOGGER
+
+    logger = logging.getLogger(RETRY_LOGGER)
+    watch, level = RetryWatch(), logger.level
+    logger.addHandler(watch)
+    logger.setLevel(logging.INFO)
+    try:
+        yield watch
+    finally:
+        logger.removeHandler(watch)
+        logger.setLevel(level)
+
+
+def status_progress(console: Any, *columns: Any) -> Any:
+    """A :class:`rich.progress.Progress` with two lines under the bars: ``.counts`` (set by the
+    caller) and the model retries seen so far (``.retries``, a :class:`RetryWatch` the caller
+    attaches with :func:`watch_retries`)."""
+    from rich.progress import Progress
+    from rich.text import Text
+
+    class StatusProgress(Progress):
+        counts = ""
+        retries: RetryWatch | None = None
+
+        def get_renderables(self) -> Iterator[Any]:
+            yield self.make_tasks_table(self.tasks)
+            if self.counts:
+                yield Text(self.counts, style="dim", overflow="fold")
+            notice = self.retries.line() if self.retries is not None else ""
+            if notice:
+                yield Text(notice, style="yellow", no_wrap=True, overflow="ellipsis")
+
+    return StatusProgress(*columns, console=console)
+
+
+@contextmanager
+def step_progress(quiet: bool) -> Iterator[Any]:
+    """A :data:`causalverify.progress.StepCallback` drawing one line per step on stderr: the
+    step, its bar and count when it has a size, and the time it took. ``None`` when quiet."""
+    if quiet:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+    )
+    current: dict[str, Any] = {}
+
+    def callback(step: str, done: int, total: int | None) -> None:
+        if step not in current:
+            for task in current.values():  # the step before is over
+                bar.update(
+                    task,
+                    total=bar.tasks[task].completed or 1,
+                    completed=bar.tasks[task].completed or 1,
+                )
+                bar.stop_task(task)
+            current.clear()
+            current[step] = bar.add_task(step, total=total)
+        bar.update(current[step], completed=done, total=total)
+
+    with bar:
+        yield callback
+        for task in current.values():
+            bar.update(
+                task, total=bar.tasks[task].completed or 1, completed=bar.tasks[task].completed or 1
+            )

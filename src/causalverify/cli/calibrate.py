@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import eta_columns, friendly_errors
+from causalverify.cli._common import eta_columns, friendly_errors, status_progress, watch_retries
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -90,25 +90,20 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
     if quiet:
         yield None
         return
-    from rich.progress import Progress, TextColumn
-
     from causalverify.calibration import CalibrationProgress
 
-    bar = Progress(
-        *eta_columns("confidences"),
-        TextColumn("{task.fields[counts]}"),
-        console=console,
-    )
-    task = bar.add_task("confidences", total=None, counts="")
+    bar = status_progress(console, *eta_columns("confidences"))
+    task = bar.add_task("confidences", total=None)
 
     def callback(event: CalibrationProgress) -> None:
-        counts = " ".join(f"{k}={v}" for k, v in sorted(event.counts.items()))
+        bar.counts = "  ".join(f"{k} {v}" for k, v in sorted(event.counts.items()))
         if event.kind == "start":
-            bar.reset(task, total=event.total, completed=event.done, counts=counts)
+            bar.reset(task, total=event.total, completed=event.done)
         else:
-            bar.update(task, completed=event.done, counts=counts)
+            bar.update(task, completed=event.done)
 
-    with bar:
+    with watch_retries() as retries, bar:
+        bar.retries = retries
         yield callback
 
 

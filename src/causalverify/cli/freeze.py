@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import friendly_errors, step_progress
+from causalverify.cli._options import quiet_option
 
 
 @click.command("freeze")
@@ -50,6 +52,8 @@ from causalverify.cli._common import friendly_errors
 )
 @click.option("--title", default=None, help="Report title.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing release at --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@quiet_option
 @friendly_errors
 def freeze(
     run_dir: Path,
@@ -62,6 +66,8 @@ def freeze(
     resamples: int,
     title: str | None,
     overwrite: bool,
+    as_json: bool,
+    quiet: bool,
 ) -> None:
     """Freeze RUN_DIR into a release: suite, records, scores, report, metadata and SHA256SUMS."""
     from causalverify.analysis import DEFAULT_SEED
@@ -74,15 +80,27 @@ def freeze(
         n_resamples=resamples,
         title=title or DEFAULT_TITLE,
     )
-    result = freeze_run(
-        run_dir,
-        out_dir,
-        suite_dir=suite_dir,
-        report=settings,
-        name=name,
-        license_id=license_id,
-        overwrite=overwrite,
-    )
+    with step_progress(quiet or as_json) as progress:
+        result = freeze_run(
+            run_dir,
+            out_dir,
+            suite_dir=suite_dir,
+            report=settings,
+            name=name,
+            license_id=license_id,
+            overwrite=overwrite,
+            progress=progress,
+        )
+    if as_json:
+        data = {
+            "release": str(result.path),
+            "cells": result.n_cells,
+            "files": result.n_files,
+            "digest": result.digest,
+            "statuses": result.statuses,
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
     click.echo(f"froze {result.n_cells} cells into {result.path} ({result.n_files} files)")
     pending = result.statuses.get("api_error", 0)
     if pending:

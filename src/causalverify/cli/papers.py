@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import friendly_errors, status_progress, watch_retries
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -59,15 +59,14 @@ def _settings(
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-    from rich.progress import Progress as Bar
 
-    bar = Bar(
+    bar = status_progress(
+        Console(stderr=True),
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TextColumn("{task.fields[counts]}"),
-        console=Console(stderr=True),
     )
     tasks: dict[str, Any] = {}
 
@@ -77,7 +76,8 @@ def _settings(
             tasks[event.task] = bar.add_task(event.task, total=event.total, counts=counts)
         bar.update(tasks[event.task], completed=event.done, counts=counts)
 
-    with bar:
+    with watch_retries() as retries, bar:
+        bar.retries = retries
         yield AskSettings(
             workers=workers,
             base_url=base_url,

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import eta_columns, friendly_errors
+from causalverify.cli._common import eta_columns, friendly_errors, status_progress, watch_retries
 from causalverify.cli._options import base_url_option, cache_option, max_rpm_option, quiet_option
 from causalverify.families import LANGUAGES, Language
 
@@ -217,23 +217,14 @@ def run(
 
 @contextmanager
 def _progress(console: Any, quiet: bool) -> Iterator[Any]:
-    """A rich progress bar with an ETA and, below it, the count of every status so far."""
+    """A rich progress bar with an ETA and, below it, the count of every status so far and the
+    model retries as they happen."""
     if quiet:
         yield None
         return
-    from rich.progress import Progress
-    from rich.text import Text
-
     from causalverify.runner import ProgressEvent
 
-    class StatusProgress(Progress):
-        counts = ""
-
-        def get_renderables(self) -> Iterator[Any]:
-            yield self.make_tasks_table(self.tasks)
-            yield Text(self.counts, style="dim", overflow="fold")
-
-    bar = StatusProgress(*eta_columns("cells"), console=console)
+    bar = status_progress(console, *eta_columns("cells"))
     task = bar.add_task("cells", total=None)
 
     def callback(event: ProgressEvent) -> None:
@@ -243,7 +234,8 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
         else:
             bar.update(task, completed=event.done)
 
-    with bar:
+    with watch_retries() as retries, bar:
+        bar.retries = retries
         yield callback
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import friendly_errors, step_progress
+from causalverify.cli._options import quiet_option
 from causalverify.release import VerifyReport
 
 
@@ -33,24 +35,63 @@ from causalverify.release import VerifyReport
     default=None,
     help="The published sha256 of SHA256SUMS; verification fails if it differs.",
 )
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --reexecute: run only N executed cells, at even steps through them.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the verification as JSON.")
+@quiet_option
 @friendly_errors
 def verify(
-    release_dir: Path, reexecute: bool, hashes_only: bool, workers: int | None, digest: str | None
+    release_dir: Path,
+    reexecute: bool,
+    hashes_only: bool,
+    workers: int | None,
+    digest: str | None,
+    limit: int | None,
+    as_json: bool,
+    quiet: bool,
 ) -> None:
     """Check every hash of RELEASE_DIR and rescore it; exit 1 if anything differs."""
     from causalverify.release import verify_release
     from causalverify.runner import default_workers
 
-    report = verify_release(
-        release_dir,
-        reexecute=reexecute,
-        rescore=not hashes_only,
-        workers=default_workers() if workers is None else workers,
-        expected_digest=digest,
-    )
-    _print(report)
+    if limit is not None and not reexecute:
+        raise click.UsageError("--limit chooses cells to re-execute: add --reexecute")
+    with step_progress(quiet or as_json) as progress:
+        report = verify_release(
+            release_dir,
+            reexecute=reexecute,
+            rescore=not hashes_only,
+            workers=default_workers() if workers is None else workers,
+            expected_digest=digest,
+            limit=limit,
+            progress=progress,
+        )
+    if as_json:
+        click.echo(json.dumps(_as_dict(report), indent=2))
+    else:
+        _print(report)
     if not report.ok:
         raise SystemExit(1)
+
+
+def _as_dict(report: VerifyReport) -> dict[str, object]:
+    re = report.reexecution
+    return {
+        "release": str(report.release),
+        "ok": report.ok,
+        "digest": report.digest,
+        "files": report.n_files,
+        "cells": report.n_cells,
+        "rescored": report.rescored,
+        "reexecution": None
+        if re is None
+        else {"cells": re.n_cells, "l2b_agree": re.l2b_agree, "value_agree": re.value_agree},
+        "problems": list(report.problems),
+    }
 
 
 def _print(report: VerifyReport) -> None:

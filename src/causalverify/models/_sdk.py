@@ -99,7 +99,7 @@ class SdkProvider:
         self.prices = prices or PriceTable()
         self._sdk = sdk
         self._limiter = rate_limiter
-        self._retrier = Retrier(retry_policy, sleep=sleep)
+        self._retrier = Retrier(retry_policy, sleep=sleep, label=spec)
         self._breaker = threading.Lock()
         self._connection_failures = 0
         self._answered = False

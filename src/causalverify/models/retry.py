@@ -2,12 +2,14 @@
 
 Providers classify each exception of one attempt as a :class:`Failure`: ``transient`` (retry),
 ``cell`` (give up on this cell, no retry) or ``setup`` (raise :class:`ProviderError`). The
-:class:`Retrier` owns the loop, the seeded jitter RNG and the (injectable) sleep.
+:class:`Retrier` owns the loop, the seeded jitter RNG and the (injectable) sleep, and announces
+every retry on the :data:`RETRY_LOGGER` logger.
 """
 
 from __future__ import annotations
 
 import email.utils
+import logging
 import math
 import random
 import threading
@@ -20,6 +22,10 @@ from typing import Generic, Literal, TypeVar
 from causalverify.errors import ProviderError
 
 T = TypeVar("T")
+#: every retry is announced here at INFO (``extra={"retry": RetryNotice}``), so a command can
+#: show retries while they happen; nothing is printed unless a handler is attached
+RETRY_LOGGER = "causalverify.models.retry"
+_log = logging.getLogger(RETRY_LOGGER)
 FailureKind = Literal["transient", "cell", "setup"]
 
 
@@ -55,6 +61,24 @@ class Failure:
     kind: FailureKind
     message: str
     retry_after: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryNotice:
+    """One failed attempt that will be retried: who, why, which attempt and the wait before the
+    next one."""
+
+    label: str
+    message: str
+    attempt: int
+    max_attempts: int
+    wait_seconds: float
+
+    def __str__(self) -> str:
+        return (
+            f"{self.label}: attempt {self.attempt} of {self.max_attempts} failed "
+            f"({self.message[:200]}); retrying in {self.wait_seconds:.1f} s"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,9 +129,14 @@ class Retrier:
     """
 
     def __init__(
-        self, policy: RetryPolicy | None = None, *, sleep: Callable[[float], None] = time.sleep
+        self,
+        policy: RetryPolicy | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        label: str = "request",
     ) -> None:
         self.policy = policy or RetryPolicy()
+        self.label = label
         if self.policy.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self._sleep = sleep
@@ -147,7 +176,16 @@ class Retrier:
             if failure.kind == "cell":
                 return Outcome(value=None, error=last, attempts=number)
             if number < self.policy.max_attempts:
-                self._sleep(self.delay_for(failure, number))
+                wait = self.delay_for(failure, number)
+                notice = RetryNotice(
+                    label=self.label,
+                    message=last,
+                    attempt=number,
+                    max_attempts=self.policy.max_attempts,
+                    wait_seconds=wait,
+                )
+                _log.info("%s", notice, extra={"retry": notice})
+                self._sleep(wait)
         return Outcome(
             value=None,
             error=f"gave up after {self.policy.max_attempts} attempts: {last}",

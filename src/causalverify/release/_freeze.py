@@ -14,6 +14,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from causalverify.errors import StoreError, SuiteError
+from causalverify.progress import StepCallback, tell
 from causalverify.release._croissant import build_croissant
 from causalverify.release._datasheet import render_datasheet
 from causalverify.release._environment import build_environment
@@ -75,6 +76,7 @@ def freeze_run(
     name: str = "causalverify-release",
     license_id: str = "CC-BY-4.0",
     overwrite: bool = False,
+    progress: StepCallback | None = None,
 ) -> FreezeResult:
     """Freeze the run at ``run_dir`` into the release folder ``out_dir``.
 
@@ -93,6 +95,8 @@ def freeze_run(
         Dataset name and licence written to ``croissant.json`` and the datasheet.
     overwrite
         Replace an existing release at ``out_dir``.
+    progress
+        Told each step as it starts (see :mod:`causalverify.progress`).
 
     Returns
     -------
@@ -109,9 +113,17 @@ def freeze_run(
     settings = report if report is not None else _default_report()
     _check_out(out_dir, overwrite=overwrite)
     with tempfile.TemporaryDirectory(prefix="cv-freeze-") as tmp:
+        tell(progress, "copying the run store")
         snapshot = _snapshot(run_dir, Path(tmp) / "run")
         return _freeze_snapshot(
-            snapshot, out_dir, suite_dir, settings, name, license_id, origin=run_dir
+            snapshot,
+            out_dir,
+            suite_dir,
+            settings,
+            name,
+            license_id,
+            origin=run_dir,
+            progress=progress,
         )
 
 
@@ -153,7 +165,9 @@ def _freeze_snapshot(
     license_id: str,
     *,
     origin: Path,
+    progress: StepCallback | None,
 ) -> FreezeResult:
+    tell(progress, "reading the cells")
     meta, records = _read_run(run_dir)
     suite = _find_suite(meta, suite_dir, records)
     # No host paths or user name leave this machine: the snapshot's metadata (which the exported
@@ -166,8 +180,11 @@ def _freeze_snapshot(
     staging.mkdir(parents=True)
     frozen_meta = dict(meta, suite_path=SUITE_DIR)
     try:
+        tell(progress, "copying the suite")
         _copy_suite(suite.root, staging / SUITE_DIR)
+        tell(progress, "writing the cell records")
         write_records(staging, records, limits=meta.get("limits"))
+        tell(progress, "exporting the tables")
         tables = export_tables(run_dir / STORE_FILE, staging)
         databases = {
             name: export_tables(run_dir / name, staging, folder=folder, skip=frozenset())
@@ -175,7 +192,9 @@ def _freeze_snapshot(
             if (run_dir / name).is_file()
         }
         frame = _write_tables(staging, records, suite.scenarios)
+        tell(progress, "writing the report")
         _write_report(staging, run_dir, frozen_meta, settings)
+        tell(progress, "writing the metadata")
         index = _index(frozen_meta, records, settings, tables, name, license_id)
         index["databases"] = databases
         write_text(staging / RELEASE_FILE, dumps_json(index))
@@ -197,6 +216,7 @@ def _freeze_snapshot(
         )
         write_text(staging / DATASHEET_FILE, sheet)
         _write_croissant(staging, name, license_id, frame)
+        tell(progress, "hashing the files")
         digest = write_sums(staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from causalverify.progress import StepCallback, tell
 from causalverify.release._layout import SUITE_DIR
 from causalverify.sandbox.base import Limits, Sandbox
 from causalverify.store.records import CellRecord
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,16 @@ def reexecute_cells(
     *,
     workers: int = 1,
     sandbox: Sandbox | None = None,
+    limit: int | None = None,
+    progress: StepCallback | None = None,
 ) -> ReexecutionReport:
     """Run every executed cell again in the sandbox, with the run's limits and the release's data.
 
     Each cell's stored code runs with its scenario CSV from the release's ``suite/`` folder; the
     new execution is rescored with the run's settings, and L2b and the extracted value are
     compared with the stored ones. For deterministic code both must agree on every cell.
+    With ``limit``, only that many executed cells are run, taken at even steps through them
+    (reproducible). ``progress`` is told after every cell.
 
     Raises
     ------
@@ -98,14 +105,28 @@ def reexecute_cells(
     suite = load_suite(Path(release) / SUITE_DIR)
     box = sandbox if sandbox is not None else get_sandbox()
     limits = Limits(**meta["limits"]) if meta.get("limits") else Limits()
-    todo = [r for r in records if r.execution is not None and r.code is not None and r.code.code]
+    executed = [r for r in records if r.execution is not None and r.code is not None]
+    todo = evenly([r for r in executed if r.code is not None and r.code.code], limit)
+    step = "re-executing cells"
+    tell(progress, step, 0, len(todo))
 
     def one(record: CellRecord) -> CellAgreement:
         return _reexecute_one(record, suite, box, limits, meta)
 
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="cv-reexec") as pool:
-        cells = tuple(pool.map(one, todo))
+        futures = [pool.submit(one, record) for record in todo]
+        for done, _ in enumerate(as_completed(futures), start=1):
+            tell(progress, step, done, len(todo))
+        cells = tuple(future.result() for future in futures)
     return ReexecutionReport(cells)
+
+
+def evenly(items: Sequence[T], limit: int | None) -> list[T]:
+    """``limit`` items at even steps through ``items`` (all of them when ``limit`` is None or
+    not smaller); the same inputs always give the same choice."""
+    if limit is None or limit >= len(items):
+        return list(items)
+    return [items[(i * len(items)) // limit] for i in range(limit)]
 
 
 def _reexecute_one(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from causalverify.errors import CausalVerifyError, StoreError
+from causalverify.progress import StepCallback, tell
 from causalverify.release._hashes import check_sums, digest_of
 from causalverify.release._layout import (
     PROMPTS_FILE,
@@ -77,6 +78,8 @@ def verify_release(
     rescore: bool = True,
     workers: int = 1,
     expected_digest: str | None = None,
+    limit: int | None = None,
+    progress: StepCallback | None = None,
 ) -> VerifyReport:
     """Check a release folder.
 
@@ -88,7 +91,10 @@ def verify_release(
        ``summary.json``, ``cells.csv`` and ``leaderboard.md`` recomputed from the rescored cells
        must be byte-identical to the frozen files (skipped when ``rescore`` is false).
     4. With ``reexecute``: every executed cell is run again in the sandbox
-       (:func:`~causalverify.release.reexecute_cells`).
+       (:func:`~causalverify.release.reexecute_cells`); with ``limit``, only that many, spread
+       evenly over the executed cells.
+
+    ``progress`` is told each step, and each re-executed cell (see :mod:`causalverify.progress`).
 
     Raises
     ------
@@ -103,6 +109,7 @@ def verify_release(
         raise StoreError(
             f"{release} is not a release: it has neither {RELEASE_FILE} nor {SUMS_FILE}"
         )
+    tell(progress, "checking file hashes")
     n_files, hash_problems = check_sums(release)
     digest = digest_of(release)
     if expected_digest is not None and digest != expected_digest.strip().lower():
@@ -112,9 +119,11 @@ def verify_release(
     index: dict[str, Any] = {}
     try:
         index = read_release_index(release)
+        tell(progress, "checking prompts")
         problems += _check_prompts(release)
         records = read_records(release)
         if rescore:
+            tell(progress, "rescoring cells and rebuilding the report")
             problems += _check_rescoring(release, index, records)
     except CausalVerifyError as exc:
         problems.append(str(exc))
@@ -122,7 +131,14 @@ def verify_release(
         problems.append(f"{RELEASE_FILE}: cannot rescore with the recorded settings ({exc!r})")
     reexecution = None
     if reexecute and records:
-        reexecution = reexecute_cells(release, records, index.get("run", {}), workers=workers)
+        reexecution = reexecute_cells(
+            release,
+            records,
+            index.get("run", {}),
+            workers=workers,
+            limit=limit,
+            progress=progress,
+        )
     return VerifyReport(
         release=release,
         digest=digest,

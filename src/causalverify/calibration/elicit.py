@@ -64,6 +64,9 @@ class CalibrationConfig:
         The run's suite folder, when it has moved since the run (default: the recorded path).
     command_line
         Recorded in the run metadata.
+    limit
+        Only the answers to this many scenarios, spread evenly over the design families as
+        ``run --limit`` spreads them.
     """
 
     run_dir: Path
@@ -75,8 +78,11 @@ class CalibrationConfig:
     max_requests_per_minute: float | None = None
     suite_dir: Path | None = None
     command_line: tuple[str, ...] = ()
+    limit: int | None = None
 
     def __post_init__(self) -> None:
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"limit must be at least 1, got {self.limit}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
         if self.protocol not in ("default", "paper"):
@@ -295,6 +301,12 @@ def calibrate_run(
         meta = store.meta()
         models = select_models(list(meta.get("models", [])), config.models)
         cells = [c for c in store.iter_cells() if c.key.model in models]
+        if config.limit is not None:
+            from causalverify.runner.suite import balanced_subset
+
+            scenarios = _load_suite(meta, config.suite_dir).scenarios
+            kept = {s.id for s in balanced_subset(scenarios, config.limit)}
+            cells = [c for c in cells if c.key.scenario_id in kept]
         eligible = [
             c for c in cells if c.response is not None and (c.response.content or "").strip()
         ]

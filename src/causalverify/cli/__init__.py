@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "papers": "causalverify.cli.papers:papers",
     "prompt": "causalverify.cli.prompt:prompt",
     "r-packages": "causalverify.cli.r_packages:r_packages",
+    "models": "causalverify.cli.models:models",
 }
 
 

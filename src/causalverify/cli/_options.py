@@ -50,15 +50,33 @@ def max_rpm_option() -> Callable[[F], F]:
     )
 
 
-def model_workers_option(default: int = 4) -> Callable[[F], F]:
-    """``--workers``: how many model calls are in flight at once."""
-    return click.option(
-        "--workers",
-        default=default,
-        show_default=True,
-        type=click.IntRange(min=1),
-        help="Model calls in flight at once.",
-    )
+def model_concurrency_option(default: int = 4) -> Callable[[F], F]:
+    """``--model-concurrency`` (parameter ``workers``): model calls in flight at once.
+
+    ``--workers`` means cells executing at once (``run``, ``verify``); a command that only asks
+    models refuses it with a pointer here instead of giving it a second meaning.
+    """
+
+    def refuse(ctx: click.Context, param: click.Parameter, value: object) -> None:
+        if value is not None:
+            raise click.UsageError(
+                "--workers counts cells executing at once (run, verify); model calls in flight "
+                "are --model-concurrency",
+                ctx,
+            )
+
+    def decorate(func: F) -> F:
+        func = click.option("--workers", hidden=True, callback=refuse, expose_value=False)(func)
+        return click.option(
+            "--model-concurrency",
+            "workers",
+            default=default,
+            show_default=True,
+            type=click.IntRange(min=1),
+            help="Model calls in flight at once.",
+        )(func)
+
+    return decorate
 
 
 #: ``--quiet``: no progress bar

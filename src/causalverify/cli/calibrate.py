@@ -14,7 +14,7 @@ from causalverify.cli._common import eta_columns, friendly_errors, status_progre
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
-    model_workers_option,
+    model_concurrency_option,
     quiet_option,
 )
 
@@ -39,7 +39,7 @@ def _split(value: str | None) -> tuple[str, ...] | None:
     help="Confidence prompt: 'default' states the run's real criterion, 'paper' the published "
     "'within 20% of the true effect'.",
 )
-@model_workers_option()
+@model_concurrency_option()
 @base_url_option(help="Server URL for API models [default: the run's].")
 @cache_option()
 @click.option(
@@ -48,6 +48,12 @@ def _split(value: str | None) -> tuple[str, ...] | None:
     default=None,
     type=click.Path(file_okay=False, path_type=Path),
     help="The run's suite folder, if it moved since the run.",
+)
+@click.option(
+    "--limit",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Only the answers to N scenarios, spread evenly over the design families (as run --limit).",
 )
 @quiet_option
 @friendly_errors
@@ -59,6 +65,7 @@ def calibrate(
     base_url: str | None,
     cache_path: Path | None,
     suite_dir: Path | None,
+    limit: int | None,
     quiet: bool,
 ) -> None:
     """Elicit confidences for RUN_DIR's answers; rerunning resumes and makes no repeated calls."""
@@ -76,6 +83,7 @@ def calibrate(
             base_url=base_url,
             cache_path=cache_path,
             suite_dir=suite_dir,
+            limit=limit,
             command_line=tuple(["causalverify", *sys.argv[1:]]),
         )
     except ValueError as exc:

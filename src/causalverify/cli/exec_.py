@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from causalverify.cli._common import friendly_errors
-from causalverify.families import Language
+from causalverify.families import FAMILIES, Family, Language
 from causalverify.sandbox import ExecResult, Limits, get_sandbox
+from causalverify.store.records import CellKey, CellRecord, CodeRecord, ModelResponse
 
 _SUFFIX: dict[str, Language] = {".r": "r", ".py": "python"}
 
@@ -48,14 +53,120 @@ def _fits_line(result: ExecResult) -> str:
     return f"{len(result.fits)}: {names}{note}"
 
 
+@dataclass(frozen=True)
+class Target:
+    """What the script's output is scored against: a family, and a canonical if known."""
+
+    family: Family
+    canonical: float | None
+    conversions: dict[str, int]
+    data: Path | None = None
+    data_path: str | None = None
+
+
+def _target(
+    suite: Path | None,
+    scenario_id: str | None,
+    canonical: float | None,
+    family: str | None,
+) -> Target | None:
+    if (suite is None) != (scenario_id is None):
+        raise click.UsageError("--suite and --scenario go together")
+    if suite is not None and scenario_id is not None:
+        if canonical is not None or family is not None:
+            raise click.UsageError("give either --suite/--scenario or --canonical/--family")
+        from causalverify.scenarios import load_suite
+
+        loaded = load_suite(suite)
+        scenario = loaded.get(scenario_id)
+        return Target(
+            family=scenario.family,
+            canonical=scenario.canonical.estimate,
+            conversions=dict(scenario.conversions),
+            data=loaded.data_path(scenario),
+            data_path=scenario.data_file,
+        )
+    if canonical is not None and family is None:
+        raise click.UsageError("--canonical needs --family (which estimate is extracted)")
+    if family is None:
+        return None
+    return Target(family=family, canonical=canonical, conversions={})  # type: ignore[arg-type]
+
+
+def _scored(result: ExecResult, code: str, language: Language, target: Target) -> CellRecord:
+    """The script's output extracted and scored exactly as a cell's (``rescore``)."""
+    from causalverify.scoring import rescore
+
+    record = CellRecord(
+        key=CellKey(scenario_id="exec", model="exec", language=language),
+        family=target.family,
+        difficulty="easy",
+        beta=math.nan,
+        canonical=math.nan if target.canonical is None else target.canonical,
+        conversions=target.conversions,
+        protocol="default",
+        prompt=[],
+        prompt_sha256="",
+        response=ModelResponse(content=code),
+        code=CodeRecord(language=language, code=code, block_index=0, parses=True),
+        execution=result,
+        status="api_error",
+    )
+    return rescore(record, profile="default", tolerance=0.5)  # the run defaults
+
+
+def _verdict(record: CellRecord, target: Target) -> dict[str, Any]:
+    extraction = record.extraction
+    scores = record.scores
+    out: dict[str, Any] = {
+        "family": target.family,
+        "extraction": None if extraction is None else extraction.model_dump(mode="json"),
+    }
+    if target.canonical is not None and scores is not None:
+        rel = scores.rel_error
+        out["score"] = {
+            "canonical": target.canonical,
+            "status": record.status,
+            "L2b_plus": scores.L2b_plus,
+            "rel_error": None if rel is None or math.isnan(rel) else rel,
+            "tolerance": scores.tolerance,
+            "profile": scores.profile,
+            "conversion": scores.matched_conversion,
+        }
+    return out
+
+
+def _verdict_rows(verdict: dict[str, Any]) -> dict[str, str]:
+    e = verdict["extraction"]
+    if e is None or e["value"] is None:
+        rows = {"extracted estimate": "none" + (f" ({e['rationale']})" if e else "")}
+    else:
+        line = f", line {e['line']}" if e.get("line") else ""
+        flag = (
+            "; AMBIGUOUS: " + ", ".join(f"{c['value']:g}" for c in e["candidates"])
+            if e["ambiguous"]
+            else ""
+        )
+        rows = {"extracted estimate": f"{e['value']:.10g} (rule {e['rule']}{line}){flag}"}
+    score = verdict.get("score")
+    if score is not None:
+        rel = "-" if score["rel_error"] is None else f"{score['rel_error']:.4f}"
+        scale = f", scale {score['conversion']}" if score["conversion"] else ""
+        rows["score"] = (
+            f"{score['status']} against canonical {score['canonical']:.10g} "
+            f"(relative error {rel}, tau {score['tolerance']}{scale})"
+        )
+    return rows
+
+
 @click.command(name="exec")
 @click.argument("script", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--data",
     "data",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    required=True,
-    help="CSV given to the script.",
+    default=None,
+    help="CSV given to the script [default with --suite: the scenario's CSV].",
 )
 @click.option(
     "--data-path",
@@ -80,29 +191,69 @@ def _fits_line(result: ExecResult) -> str:
     is_flag=True,
     help="Run without isolation (also needs CAUSALVERIFY_ALLOW_UNSAFE=1).",
 )
+@click.option(
+    "--suite",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="A built suite: with --scenario, run on its CSV and score against its canonical.",
+)
+@click.option("--scenario", "scenario_id", default=None, help="Scenario id in --suite.")
+@click.option(
+    "--canonical",
+    type=float,
+    default=None,
+    help="Score the extracted estimate against this value (needs --family).",
+)
+@click.option(
+    "--family",
+    type=click.Choice(FAMILIES),
+    default=None,
+    help="Design family, so the extractor knows which estimate it reads.",
+)
 @friendly_errors
 def exec_(
     script: Path,
-    data: Path,
+    data: Path | None,
     data_path: str | None,
     as_json: bool,
     wall_seconds: float,
     unsafe_no_sandbox: bool,
+    suite: Path | None,
+    scenario_id: str | None,
+    canonical: float | None,
+    family: str | None,
 ) -> None:
-    """Run SCRIPT (.R or .py) in the sandbox with the CSV at data/<name>, as a cell is run."""
+    """Run SCRIPT (.R or .py) in the sandbox with the CSV at data/<name>, as a cell is run.
+
+    With --suite/--scenario or --family (and --canonical), also print what the extractor takes
+    from the output and its score, exactly as a benchmark cell is scored (default profile,
+    tau 0.5). The exit status is 1 when the script fails.
+    """
     language = _SUFFIX.get(script.suffix.lower())
     if language is None:
         raise click.BadParameter("SCRIPT must end in .R or .py", param_hint="SCRIPT")
+    target = _target(suite, scenario_id, canonical, family)
+    data = data if data is not None else (target.data if target is not None else None)
+    if data is None:
+        raise click.UsageError("give --data CSV (or --suite S --scenario ID)")
     sandbox = get_sandbox(unsafe=unsafe_no_sandbox)
     code = script.read_text(encoding="utf-8")
-    rel = data_path or f"data/{data.name}"
+    default_rel = target.data_path if target is not None and target.data_path else None
+    rel = data_path or default_rel or f"data/{data.name}"
     limits = Limits(wall_seconds=wall_seconds)
     result = sandbox.run(code, language, {rel: data.resolve()}, limits=limits)
+    verdict = _verdict(_scored(result, code, language, target), target) if target else None
     if as_json:
-        click.echo(result.model_dump_json(indent=2))
+        payload = json.loads(result.model_dump_json())
+        if verdict is not None:
+            payload.update(verdict)
+        click.echo(json.dumps(payload, indent=2))
     else:
         click.echo(result.stdout, nl=False)
         if result.stderr:
             click.echo(result.stderr, nl=False, err=True)
-        Console(stderr=True).print(_summary(result))
+        table = _summary(result)
+        for key, value in (_verdict_rows(verdict) if verdict is not None else {}).items():
+            table.add_row(key, value)
+        Console(stderr=True).print(table)
     sys.exit(0 if result.ok else 1)

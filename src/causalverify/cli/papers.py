@@ -16,7 +16,7 @@ from causalverify.cli._options import (
     base_url_option,
     cache_option,
     max_rpm_option,
-    model_workers_option,
+    model_concurrency_option,
     quiet_option,
 )
 
@@ -40,7 +40,7 @@ def _access(func: Any) -> Any:
     """The model-access options of every asking command."""
     for option in (quiet_option, max_rpm_option(), cache_option(), base_url_option()):
         func = option(func)
-    return model_workers_option()(func)
+    return model_concurrency_option()(func)
 
 
 @contextmanager
@@ -117,18 +117,29 @@ def validate(corpus: Path | None) -> None:
     )
 
 
+_LIMIT = click.option(
+    "--limit",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Only N papers, at even steps through the corpus.",
+)
+
+
 @papers.command("run")
 @_RUN_DIR
 @click.option("--models", required=True, help="Comma-separated provider specs.")
 @_CORPUS
+@_LIMIT
 @_access
 @friendly_errors
-def run(run_dir: Path, models: str, corpus: Path | None, **access: Any) -> None:
+def run(run_dir: Path, models: str, corpus: Path | None, limit: int | None, **access: Any) -> None:
     """Ask each model for a seven-section analysis plan of every paper (resumable)."""
     from causalverify.papers.run import run_papers
 
     with _settings(**access) as settings:
-        summary = run_papers(run_dir, models=_models(models), corpus=corpus, settings=settings)
+        summary = run_papers(
+            run_dir, models=_models(models), corpus=corpus, settings=settings, limit=limit
+        )
     _echo_summary(summary)
 
 
@@ -139,10 +150,16 @@ def run(run_dir: Path, models: str, corpus: Path | None, **access: Any) -> None:
     "--exclude-evaluated", is_flag=True, help="Leave models evaluated in this run out of the pool."
 )
 @_CORPUS
+@_LIMIT
 @_access
 @friendly_errors
 def label(
-    run_dir: Path, labellers: str, exclude_evaluated: bool, corpus: Path | None, **access: Any
+    run_dir: Path,
+    labellers: str,
+    exclude_evaluated: bool,
+    corpus: Path | None,
+    limit: int | None,
+    **access: Any,
 ) -> None:
     """Consensus labels: each labeller gives a strict-JSON method family and direction."""
     from causalverify.papers.analysis import label_frame, level_counts, load_results
@@ -155,6 +172,7 @@ def label(
             exclude_evaluated=exclude_evaluated,
             corpus=corpus,
             settings=settings,
+            limit=limit,
         )
     _echo_summary(summary)
     click.echo(f"labeller pool: {', '.join(pool)}")

@@ -124,6 +124,13 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     help="Maximum tokens per answer.",
 )
 @click.option("--reasoning-effort", default=None, help="Reasoning effort passed to the model.")
+@click.option(
+    "--seed",
+    default=None,
+    type=int,
+    help="Sampling seed sent to providers that take one (OpenAI-compatible servers); sample k "
+    "sends seed+k. Recorded in the run.",
+)
 @cache_option()
 @click.option(
     "--prices",
@@ -159,6 +166,7 @@ def run(
     temperature: float | None,
     max_tokens: int,
     reasoning_effort: str | None,
+    seed: int | None,
     cache_path: Path | None,
     prices_path: Path | None,
     max_rpm: float | None,
@@ -195,6 +203,7 @@ def run(
             temperature=temperature,
             max_tokens=max_tokens,
             reasoning_effort=reasoning_effort,
+            seed=seed,
             base_url=base_url,
             cache_path=cache_path,
             prices=load_prices(prices_path) if prices_path is not None else None,

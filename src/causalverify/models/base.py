@@ -34,20 +34,30 @@ class ModelOptions:
         ``"low"``, ``"medium"``, ``"high"`` (or any value the server accepts); ``None`` sends none.
     timeout_seconds
         Timeout of one HTTP attempt (retries get a fresh timeout each).
+    seed
+        Sampling seed for servers that take one (OpenAI-compatible ``seed``); ``None`` sends
+        none. Providers whose API has no seed ignore it.
     """
 
     temperature: float | None = None
     max_tokens: int = 8192
     reasoning_effort: str | None = None
     timeout_seconds: float = 300.0
+    seed: int | None = None
 
     def cache_fields(self) -> dict[str, Any]:
-        """The options that change the answer (the timeout does not), for cache keys."""
-        return {
+        """The options that change the answer (the timeout does not), for cache keys.
+
+        ``seed`` is there only when set, so answers cached without one keep their keys.
+        """
+        fields: dict[str, Any] = {
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "reasoning_effort": self.reasoning_effort,
         }
+        if self.seed is not None:
+            fields["seed"] = self.seed
+        return fields
 
 
 @dataclass(frozen=True, kw_only=True)

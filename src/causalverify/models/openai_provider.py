@@ -131,6 +131,8 @@ class OpenAIProvider(SdkProvider):
             body["temperature"] = options.temperature
         if options.reasoning_effort is not None:
             body["reasoning_effort"] = options.reasoning_effort
+        if options.seed is not None:
+            body["seed"] = options.seed
         return body
 
     def _send(self, body: dict[str, Any]) -> dict[str, Any]:

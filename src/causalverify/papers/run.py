@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,7 +31,9 @@ from causalverify.papers.prompts import (
 )
 from causalverify.papers.records import PaperRecord, default_corpus_path, load_papers
 from causalverify.papers.store import RETRY, Exchange, PaperStore, Table, status_of
+from causalverify.sampling import evenly
 from causalverify.store.records import Message, ModelResponse
+from causalverify.store.sqlite import writer_lock
 
 if TYPE_CHECKING:
     from causalverify.models.base import ModelOptions, Provider
@@ -226,6 +229,7 @@ def run_papers(
     paper_ids: Sequence[str] | None = None,
     corpus: Path | None = None,
     settings: AskSettings | None = None,
+    limit: int | None = None,
 ) -> AskSummary:
     """Ask each model for an analysis plan of each paper (resumable).
 
@@ -243,9 +247,11 @@ def run_papers(
         A JSONL corpus (default: the shipped one).
     settings
         How to reach the models.
+    limit
+        Only this many of the papers, at even steps through the corpus.
     """
-    with PaperStore.open(run_dir, create=True) as store:
-        papers = _select(corpus_for(store, corpus), paper_ids)
+    with _writing(run_dir) as store:
+        papers = evenly(_select(corpus_for(store, corpus), paper_ids), limit)
         _add_models(store, "models" if arm == "standard" else "rid_models", models)
         jobs = [
             Job("answers", (p.id, m, arm), m, paper_messages(p, arm=arm))
@@ -253,6 +259,13 @@ def run_papers(
             for p in papers
         ]
         return ask_all(store, jobs, task=f"papers ({arm})", settings=settings or AskSettings())
+
+
+@contextmanager
+def _writing(run_dir: Path, *, create: bool = True) -> Iterator[PaperStore]:
+    """The paper store, opened under the run folder's writer lock (one writer per folder)."""
+    with writer_lock(run_dir), PaperStore.open(run_dir, create=create) as store:
+        yield store
 
 
 def _select(papers: Sequence[PaperRecord], ids: Sequence[str] | None) -> list[PaperRecord]:
@@ -292,16 +305,18 @@ def run_labels(
     exclude_evaluated: bool = False,
     corpus: Path | None = None,
     settings: AskSettings | None = None,
+    limit: int | None = None,
 ) -> tuple[list[str], AskSummary]:
-    """Ask each labeller for every paper's method family and direction (strict JSON).
+    """Ask each labeller for every paper's method family and direction (strict JSON); with
+    ``limit``, for that many papers at even steps through the corpus.
 
     Returns
     -------
     tuple
         The labeller pool actually used (recorded as the run's labellers) and the summary.
     """
-    with PaperStore.open(run_dir, create=True) as store:
-        papers = corpus_for(store, corpus)
+    with _writing(run_dir) as store:
+        papers = evenly(corpus_for(store, corpus), limit)
         evaluated = [*store.meta().get("models", []), *store.meta().get("rid_models", [])]
         pool = labeller_pool(labellers, evaluated, exclude_evaluated=exclude_evaluated)
         store.set_meta({"labellers": pool, "labellers_exclude_evaluated": exclude_evaluated})
@@ -312,7 +327,7 @@ def run_labels(
 def run_judge(run_dir: Path, *, judge: str, settings: AskSettings | None = None) -> AskSummary:
     """Ask ``judge`` for the one-word method and direction of every stored answer (S3)."""
     layers: tuple[Layer, ...] = ("method", "direction")
-    with PaperStore.open(run_dir) as store:
+    with _writing(run_dir, create=False) as store:
         store.set_meta({"judge": judge})
         jobs = [
             Job("judgements", (*key, layer, judge), judge, judge_messages(ex.text, layer))
@@ -350,7 +365,7 @@ def run_rid(
     tuple
         The subset of paper ids and the summaries of the two arms.
     """
-    with PaperStore.open(run_dir, create=True) as store:
+    with _writing(run_dir) as store:
         ids = [p.id for p in corpus_for(store, corpus)]
         subset = rid_subset(ids, n=n, seed=seed)
         store.set_meta({"rid": {"n": n, "seed": seed, "papers": subset}})

@@ -1,6 +1,19 @@
 """The offline reference panel: deterministic agents that write real R and Python code."""
 
-from causalverify.reference._agents import AGENTS, agent_variant, fragile_fault, write_response
+from causalverify.reference._agents import (
+    AGENT_SUMMARIES,
+    AGENTS,
+    agent_variant,
+    fragile_fault,
+    write_response,
+)
 from causalverify.reference._confidence import write_confidence
 
-__all__ = ["AGENTS", "agent_variant", "fragile_fault", "write_confidence", "write_response"]
+__all__ = [
+    "AGENTS",
+    "AGENT_SUMMARIES",
+    "agent_variant",
+    "fragile_fault",
+    "write_confidence",
+    "write_response",
+]

@@ -43,6 +43,17 @@ AGENTS: Final[tuple[str, ...]] = (
     "prose",
 )
 
+#: one line per agent, for ``causalverify models``
+AGENT_SUMMARIES: Final[dict[str, str]] = {
+    "textbook": "the correct design; reproduces the canonical estimate",
+    "naive": "a plausible but biased analysis (no differencing, OLS ignoring endogeneity, ...)",
+    "cumulative": "reports a cumulative effect where a per-period one is asked (DID, event study)",
+    "wrong-term": "fits a model and reports a neighbouring coefficient",
+    "fragile": "on ~40% of scenarios loads a missing package or misspells a column",
+    "mute": "runs the correct model and never prints the estimate",
+    "prose": "describes the analysis in words, with no code",
+}
+
 FragileFault = Literal["missing", "typo"]
 
 _SECTION_TITLES: Final[dict[Language, str]] = {"r": "## 2. R Code", "python": "## 2. Python Code"}

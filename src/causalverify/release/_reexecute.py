@@ -7,14 +7,13 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from causalverify.progress import StepCallback, tell
 from causalverify.release._layout import SUITE_DIR
+from causalverify.sampling import evenly
 from causalverify.sandbox.base import Limits, Sandbox
 from causalverify.store.records import CellRecord
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -119,14 +118,6 @@ def reexecute_cells(
             tell(progress, step, done, len(todo))
         cells = tuple(future.result() for future in futures)
     return ReexecutionReport(cells)
-
-
-def evenly(items: Sequence[T], limit: int | None) -> list[T]:
-    """``limit`` items at even steps through ``items`` (all of them when ``limit`` is None or
-    not smaller); the same inputs always give the same choice."""
-    if limit is None or limit >= len(items):
-        return list(items)
-    return [items[(i * len(items)) // limit] for i in range(limit)]
 
 
 def _reexecute_one(

@@ -5,6 +5,7 @@ Failures of the model or of its code become the cell's status; only setup proble
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,8 @@ def answer(task: CellTask, provider: Provider, options: ModelOptions) -> Answere
         protocol=task.protocol,
         sample=task.key.sample,
     )
+    if options.seed is not None and task.key.sample:  # sample k asks with seed + k
+        options = dataclasses.replace(options, seed=options.seed + task.key.sample)
     start = time.perf_counter()
     response = provider.complete(list(task.prompt.messages), options=options, context=context)
     return Answered(task, response, time.perf_counter() - start)

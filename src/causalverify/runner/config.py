@@ -63,8 +63,9 @@ class RunConfig:
         Scoring, passed to :func:`causalverify.scoring.rescore`.
     judge_model
         Provider spec of the extraction judge (needed when ``extractor`` is not deterministic).
-    temperature, max_tokens, reasoning_effort, request_timeout
-        Model options (see :class:`causalverify.models.ModelOptions`).
+    temperature, max_tokens, reasoning_effort, request_timeout, seed
+        Model options (see :class:`causalverify.models.ModelOptions`); sample ``k`` of a cell
+        asks with ``seed + k``.
     base_url, max_requests_per_minute, prices
         Provider settings for API models.
     cache_path
@@ -94,6 +95,7 @@ class RunConfig:
     max_tokens: int = 8192
     reasoning_effort: str | None = None
     request_timeout: float = 300.0
+    seed: int | None = None
     base_url: str | None = None
     max_requests_per_minute: float | None = None
     prices: dict[str, Any] | None = None

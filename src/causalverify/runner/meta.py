@@ -94,6 +94,7 @@ def build_meta(
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,
             "reasoning_effort": config.reasoning_effort,
+            **({"seed": config.seed} if config.seed is not None else {}),
         },
         "base_url": config.base_url,
         "limits": dataclasses.asdict(config.limits),

@@ -278,6 +278,7 @@ def _model_options(config: RunConfig) -> ModelOptions:
         max_tokens=config.max_tokens,
         reasoning_effort=config.reasoning_effort,
         timeout_seconds=config.request_timeout,
+        seed=config.seed,
     )
 
 

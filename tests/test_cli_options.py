@@ -1,0 +1,114 @@
+"""One meaning per option across commands, and the commands a careful user reaches for:
+``run --seed``, exit status 3, ``--limit`` wherever a command iterates, ``models``, ``exec``'s
+verdict and the writer lock of ``papers``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from causalverify.cli import main
+from causalverify.reference import AGENTS, write_response
+from causalverify.scenarios import load_suite
+from causalverify.store import RunStore
+from causalverify.store.sqlite import writer_lock
+from fake_openai import ErrorReply, FakeOpenAIServer
+from run_e2e_helpers import needs_r_and_sandbox, shared_root, smoke_suite, with_marks
+
+
+@pytest.fixture
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return smoke_suite(shared_root(tmp_path_factory))
+
+
+@with_marks(needs_r_and_sandbox)
+def test_run_sends_the_seed_per_sample_and_exits_3_when_cells_lack_an_answer(
+    suite: Path, tmp_path: Path
+) -> None:
+    with FakeOpenAIServer(responder=lambda _: ErrorReply(400, "bad request")) as server:
+        args = ["run", "--suite", str(suite), "--models", "openai/m", "--languages", "r"]
+        args += ["--base-url", server.url, "--out", str(tmp_path / "run"), "--limit", "1"]
+        args += ["--samples", "2", "--seed", "7", "--cache", str(tmp_path / "c.sqlite")]
+        result = CliRunner().invoke(main, [*args, "--quiet"], env={"OPENAI_API_KEY": ""})
+        seeds = sorted(r.body["seed"] for r in server.requests if r.body is not None)
+    assert result.exit_code == 3, result.output
+    assert "incomplete: 2 cells without an answer" in result.output
+    assert seeds == [7, 8]
+    with RunStore.open(tmp_path / "run") as store:
+        assert store.meta()["model_options"]["seed"] == 7
+
+
+def test_commands_that_only_ask_models_refuse_workers(tmp_path: Path) -> None:
+    for command in (
+        ["calibrate", str(tmp_path)],
+        ["papers", "run", str(tmp_path), "--models", "x"],
+    ):
+        result = CliRunner().invoke(main, [*command, "--workers", "2"])
+        assert result.exit_code == 2
+        assert "--model-concurrency" in result.output, result.output
+
+
+def test_models_lists_providers_and_every_reference_agent() -> None:
+    result = CliRunner().invoke(main, ["models", "--json"], env={"OPENAI_API_KEY": "k"})
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    specs = [p["spec"] for p in data["providers"]]
+    assert specs == ["openai/<model>", "anthropic/<model>", "replay/<dir>[:<slug>]",
+                     "reference/<agent>"]  # fmt: skip
+    assert data["providers"][0]["status"] == "ready"
+    assert [a["spec"] for a in data["reference_agents"]] == [f"reference/{a}" for a in AGENTS]
+    text = CliRunner().invoke(main, ["models"], env={"COLUMNS": "100"})
+    assert text.exit_code == 0 and "reference/wrong-term" in text.output
+
+
+@with_marks(needs_r_and_sandbox)
+@pytest.mark.parametrize(("agent", "status"), [("textbook", "correct"), ("wrong-term", "wrong")])
+def test_exec_prints_the_extraction_and_the_score(
+    suite: Path, tmp_path: Path, agent: str, status: str
+) -> None:
+    scenario = load_suite(suite).get("s001")
+    answer = write_response(agent, scenario, language="python", protocol="default")
+    script = tmp_path / "a.py"
+    script.write_text(answer.split("```python\n", 1)[1].split("```", 1)[0], encoding="utf-8")
+    args = ["exec", str(script), "--suite", str(suite), "--scenario", "s001", "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["score"]["status"] == status
+    assert data["score"]["canonical"] == scenario.canonical.estimate
+    assert data["extraction"]["rule"] and data["extraction"]["value"] is not None
+    if agent == "textbook":
+        assert data["score"]["rel_error"] < 1e-6
+    plain = CliRunner().invoke(main, ["exec", str(script), "--suite", str(suite),
+                                      "--scenario", "s001"], env={"COLUMNS": "200"})  # fmt: skip
+    assert "extracted estimate" in plain.output and f"{status} against canonical" in plain.output
+    bad = CliRunner().invoke(main, ["exec", str(script), "--canonical", "0.3", "--data",
+                                    str(suite / "data" / "s001.csv")])  # fmt: skip
+    assert bad.exit_code == 2 and "--family" in bad.output
+
+
+@with_marks(needs_r_and_sandbox)
+def test_calibrate_and_papers_take_a_limit_and_papers_the_writer_lock(
+    suite: Path, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    cache = ["--cache", str(tmp_path / "c.sqlite")]
+    args = ["run", "--suite", str(suite), "--models", "reference/textbook", "--languages", "r"]
+    done = CliRunner().invoke(main, [*args, "--out", str(run_dir), "--quiet", *cache])
+    assert done.exit_code == 0, done.output
+    calibrated = CliRunner().invoke(main, ["calibrate", str(run_dir), "--limit", "2", "--quiet"])
+    assert calibrated.exit_code == 0, calibrated.output
+    with sqlite3.connect(run_dir / "run.sqlite") as db:
+        (asked,) = db.execute("SELECT COUNT(*) FROM calibration").fetchone()
+    assert asked == 2
+    papers = ["papers", "run", str(run_dir), "--models", "reference/textbook", "--quiet"]
+    with writer_lock(run_dir):
+        held = CliRunner().invoke(main, [*papers, "--limit", "3"])
+    assert held.exit_code == 1 and "is writing" in held.output
+    ran = CliRunner().invoke(main, [*papers, "--limit", "3"])
+    assert ran.exit_code == 0, ran.output
+    assert "3 prompts" in ran.output

@@ -1,6 +1,7 @@
 """Suite-wide guards.
 
-Tests that need R or bubblewrap skip only where those are truly absent. In CI (``CI`` set) they are
+Tests that need R, bubblewrap or the published reference data beside the checkout
+(``../shared``) skip, with the reason, only where those are truly absent. In CI (``CI`` set) they are
 installed by ``make setup``, so their absence there is a failure of the setup, not a reason to skip:
 the session stops with a clear message instead of reporting a green run that checked nothing.
 """
@@ -21,4 +22,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError(
             f"CI run without {', '.join(missing)}: `make setup` should have installed them "
             "(scripts/install-system.sh); refusing to skip the R and sandbox tests"
+        )
+    from estimators_reference import HAVE_REFERENCE, REFERENCE_DIR
+
+    if not HAVE_REFERENCE:
+        raise pytest.UsageError(
+            f"CI run without the published reference data at {REFERENCE_DIR.name} in "
+            "../shared/reference: refusing to skip the conformance tests"
         )

@@ -6,10 +6,20 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from causalverify.families import Family, parse_family
 
 REFERENCE_DIR = (
     Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "causalverify-2026"
+)
+#: the published release's data sits beside the checkout (``../shared``); a plain clone lacks it
+HAVE_REFERENCE = (REFERENCE_DIR / "dgp_verification.json").is_file()
+#: marks a test that reads the published data: skipped, and named, in a clone without it; in CI
+#: its absence stops the session instead (``conftest.py``)
+needs_reference = pytest.mark.skipif(
+    not HAVE_REFERENCE,
+    reason="needs the published reference data in ../shared/reference/causalverify-2026",
 )
 
 
@@ -28,13 +38,11 @@ class Published:
 def published_cases() -> list[Published]:
     """Every CSV in the reference data folder with its entry in dgp_verification.json.
 
-    Raises an AssertionError (the tests must fail, not skip) if the folder is absent.
+    Empty when the folder is absent (tests that use it carry :data:`needs_reference`).
     """
     verification = REFERENCE_DIR / "dgp_verification.json"
-    assert verification.is_file(), (
-        f"reference data not found at {REFERENCE_DIR}: the published release's CSVs must sit in "
-        "shared/reference/causalverify-2026 beside the repository checkout"
-    )
+    if not HAVE_REFERENCE:
+        return []
     results = {r["scenario_id"]: r for r in json.loads(verification.read_text())["results"]}
     cases = []
     for path in sorted((REFERENCE_DIR / "data").glob("*_data.csv")):

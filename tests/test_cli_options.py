@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -98,10 +100,14 @@ def test_calibrate_and_papers_take_a_limit_and_papers_the_writer_lock(
     run_dir = tmp_path / "run"
     cache = ["--cache", str(tmp_path / "c.sqlite")]
     args = ["run", "--suite", str(suite), "--models", "reference/textbook", "--languages", "r"]
-    done = CliRunner().invoke(main, [*args, "--out", str(run_dir), "--quiet", *cache])
+    done = CliRunner().invoke(main, [*args, "--out", str(run_dir), "--json", *cache])
     assert done.exit_code == 0, done.output
-    calibrated = CliRunner().invoke(main, ["calibrate", str(run_dir), "--limit", "2", "--quiet"])
+    summary = json.loads(done.output)
+    assert summary["total"] == 4 and summary["models"][0]["model"] == "reference/textbook"
+    assert summary["models"][0]["L2b_plus"] == 1.0 and summary["counts"] == {"correct": 4}
+    calibrated = CliRunner().invoke(main, ["calibrate", str(run_dir), "--limit", "2", "--json"])
     assert calibrated.exit_code == 0, calibrated.output
+    assert json.loads(calibrated.output)["computed"] == 2
     with sqlite3.connect(run_dir / "run.sqlite") as db:
         (asked,) = db.execute("SELECT COUNT(*) FROM calibration").fetchone()
     assert asked == 2
@@ -112,3 +118,56 @@ def test_calibrate_and_papers_take_a_limit_and_papers_the_writer_lock(
     ran = CliRunner().invoke(main, [*papers, "--limit", "3"])
     assert ran.exit_code == 0, ran.output
     assert "3 prompts" in ran.output
+
+
+#: commands that print no results to read back: a rendered prompt, installs, writing a sheet
+NO_RESULTS = {
+    "prompt",
+    "r-packages install",
+    "audit sample",
+    "papers validate",
+    "papers audit export",
+}
+
+
+def _leaves(group: click.Group, ctx: click.Context, prefix: str = "") -> list[tuple[str, Any]]:
+    out = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            out += _leaves(command, ctx, f"{prefix}{name} ")
+        elif command is not None:
+            out.append((f"{prefix}{name}", command))
+    return out
+
+
+def test_every_command_that_prints_results_takes_json() -> None:
+    ctx = click.Context(main)
+    leaves = dict(_leaves(main, ctx))
+    assert set(leaves) >= NO_RESULTS
+    missing = [
+        name
+        for name, command in leaves.items()
+        if name not in NO_RESULTS and "--json" not in {o for p in command.params for o in p.opts}
+    ]
+    assert missing == []
+
+
+def test_build_and_report_print_json(tmp_path: Path) -> None:
+    built = CliRunner().invoke(main, ["build", "--out", str(tmp_path / "s"), "--suite", "smoke",
+                                      "--json"])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    data = json.loads(built.output)
+    assert data["n_scenarios"] == 4 and sum(data["counts"].values()) == 4
+    assert all(key.count("/") == 1 for key in data["counts"])
+    run_dir = tmp_path / "run"
+    with RunStore.open(run_dir, create=True) as store:
+        from test_cli_tables import _records
+
+        for record in _records():
+            store.put_cell(record)
+    assert CliRunner().invoke(main, ["score", str(run_dir)]).exit_code == 0
+    report = CliRunner().invoke(main, ["report", str(run_dir), "--json", "--resamples", "10"])
+    assert report.exit_code == 0, (report.output, report.exception)
+    assert json.loads(report.output)["n_cells"] == 12
+    assert (run_dir / "report" / "index.html").is_file()

@@ -21,7 +21,7 @@ from causalverify.estimators import (
     canonical,
 )
 from causalverify.families import FAMILIES, Family
-from estimators_reference import published_cases
+from estimators_reference import needs_reference, published_cases
 
 
 def test_public_api_is_all() -> None:
@@ -160,6 +160,7 @@ def test_result_is_plain_python_types() -> None:
 
 
 @pytest.mark.slow
+@needs_reference
 def test_bit_identical_across_processes() -> None:
     """Fresh processes allocate at other addresses; the results must not depend on that."""
     script = (

@@ -9,7 +9,7 @@ import estimators_synth as synth
 from causalverify.estimators import canonical
 from causalverify.estimators.closed_form import closed_form
 from causalverify.families import FAMILIES, Family
-from estimators_reference import Published, published_cases
+from estimators_reference import Published, needs_reference, published_cases
 
 TOL = 1e-10
 
@@ -22,6 +22,7 @@ def _agree(data: pd.DataFrame, family: Family) -> None:
     assert primary.n == independent.n
 
 
+@needs_reference
 @pytest.mark.parametrize("case", published_cases(), ids=lambda c: c.scenario_id)
 def test_agree_on_reference_csvs(case: Published) -> None:
     _agree(pd.read_csv(case.path), case.family)

@@ -3,10 +3,14 @@ show status counts and retries while they happen."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import logging
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import click
@@ -28,6 +32,27 @@ def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
             raise click.ClickException(str(exc)) from exc
 
     return wrapper
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain JSON values: dataclasses and mappings as objects, tuples as lists,
+    paths as strings, ``nan``/``inf`` as ``null``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def echo_json(value: Any) -> None:
+    """Print ``value`` (see :func:`plain`) as indented JSON on stdout: what ``--json`` prints."""
+    click.echo(json.dumps(plain(value), indent=2, ensure_ascii=False))
 
 
 def eta_columns(label: str) -> tuple[Any, ...]:

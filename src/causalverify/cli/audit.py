@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors, plain
 from causalverify.errors import StoreError
 
 
@@ -38,8 +38,9 @@ def sample(run_dir: Path, n: int, seed: int, out: Path) -> None:
 @audit.command("agree")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("sheet", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the agreement as JSON.")
 @friendly_errors
-def agree(run_dir: Path, sheet: Path) -> None:
+def agree(run_dir: Path, sheet: Path, as_json: bool) -> None:
     """Report numeric and pass/fail agreement of SHEET's human_effect with the extractor."""
     import pandas as pd
 
@@ -57,6 +58,12 @@ def agree(run_dir: Path, sheet: Path) -> None:
         result = agreement(records, human, profile=profile, tolerance=tolerance)
     except ValueError as exc:
         raise StoreError(str(exc)) from exc
+    if as_json:
+        data = {**plain(result), "profile": profile, "tolerance": tolerance}
+        echo_json(
+            {**data, "numeric_rate": result.numeric_rate, "passfail_rate": result.passfail_rate}
+        )
+        return
     click.echo(f"cells audited: {result.n}")
     click.echo(
         f"numeric agreement: {result.numeric_agree}/{result.n} ({_pct(result.numeric_rate)})"

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors, plain
 from causalverify.families import DIFFICULTIES, FAMILIES, PUBLISHED_NAME
 from causalverify.scenarios.build import BuildReport, build_suite
 from causalverify.scenarios.grid import DEFAULT_SEED, SUITES
@@ -43,8 +43,9 @@ def summary_table(report: BuildReport) -> Table:
     default=None,
     help="Number of scenarios (default: the grid's size; larger suites cycle the grid).",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print what was built as JSON.")
 @friendly_errors
-def build(out: Path, suite: str, seed: int, n_scenarios: int | None) -> None:
+def build(out: Path, suite: str, seed: int, n_scenarios: int | None, as_json: bool) -> None:
     """Generate a scenario suite: suite.json, scenarios/, data/ and SHA256SUMS under OUT."""
     console = Console(stderr=True)
     columns = (
@@ -62,6 +63,10 @@ def build(out: Path, suite: str, seed: int, n_scenarios: int | None) -> None:
         report = build_suite(
             out, suite=suite, seed=seed, n_scenarios=n_scenarios, progress=progress
         )
+    if as_json:
+        counts = {f"{family}/{level}": n for (family, level), n in sorted(report.counts.items())}
+        echo_json({**plain(report), "counts": counts})
+        return
     stdout = Console()
     stdout.print(summary_table(report))
     redrawn = f" ({', '.join(report.redrawn[:10])}{' ...' if len(report.redrawn) > 10 else ''})"

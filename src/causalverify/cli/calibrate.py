@@ -10,7 +10,13 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import eta_columns, friendly_errors, status_progress, watch_retries
+from causalverify.cli._common import (
+    echo_json,
+    eta_columns,
+    friendly_errors,
+    status_progress,
+    watch_retries,
+)
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -55,6 +61,9 @@ def _split(value: str | None) -> tuple[str, ...] | None:
     type=click.IntRange(min=1),
     help="Only the answers to N scenarios, spread evenly over the design families (as run --limit).",
 )
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print what was elicited as JSON (no progress bar)."
+)
 @quiet_option
 @friendly_errors
 def calibrate(
@@ -66,6 +75,7 @@ def calibrate(
     cache_path: Path | None,
     suite_dir: Path | None,
     limit: int | None,
+    as_json: bool,
     quiet: bool,
 ) -> None:
     """Elicit confidences for RUN_DIR's answers; rerunning resumes and makes no repeated calls."""
@@ -88,8 +98,11 @@ def calibrate(
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    with _progress(err, quiet) as callback:
+    with _progress(err, quiet or as_json) as callback:
         summary = calibrate_run(config, progress=callback)
+    if as_json:
+        echo_json(summary)
+        return
     _print(summary, run_dir, protocol, Console())
 
 

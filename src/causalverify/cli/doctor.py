@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors
 from causalverify.errors import CausalVerifyError
 from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.manifest import PYTHON_PACKAGES, environment_manifest
@@ -80,14 +80,33 @@ def _selftest_table() -> tuple[Table, bool]:
     return table, all(c.ok for c in checks)
 
 
+def _rows(table: Table) -> list[dict[str, str]]:
+    """A table's rows as ``column -> text`` (markup removed)."""
+    from rich.text import Text
+
+    columns = [str(c.header) for c in table.columns]
+    cells = [[Text.from_markup(str(v)).plain for v in c.cells] for c in table.columns]
+    return [dict(zip(columns, row, strict=True)) for row in zip(*cells, strict=True)]
+
+
 @click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @friendly_errors
-def doctor() -> None:
+def doctor(as_json: bool) -> None:
     """Check R, Python, the analysis packages and every sandbox protection; non-zero if not ready."""
     console = Console()
     env_table, env_ok = _environment_table()
-    console.print(env_table)
     test_table, test_ok = _selftest_table()
+    if as_json:
+        echo_json(
+            {
+                "ready": env_ok and test_ok,
+                "environment": _rows(env_table),
+                "sandbox_selftest": _rows(test_table),
+            }
+        )
+        sys.exit(0 if env_ok and test_ok else 1)
+    console.print(env_table)
     console.print(test_table)
     if env_ok and test_ok:
         console.print("[green]ready[/green]")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors, step_progress
+from causalverify.cli._common import echo_json, friendly_errors, step_progress
 from causalverify.cli._options import quiet_option
 
 
@@ -99,7 +98,7 @@ def freeze(
             "digest": result.digest,
             "statuses": result.statuses,
         }
-        click.echo(json.dumps(data, indent=2))
+        echo_json(data)
         return
     click.echo(f"froze {result.n_cells} cells into {result.path} ({result.n_files} files)")
     pending = result.statuses.get("api_error", 0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors, plain
 from causalverify.cli._options import published_format_option
 
 
@@ -20,8 +20,9 @@ from causalverify.cli._options import published_format_option
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder to write the suite to (new, empty, or an earlier suite to replace).",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print what was imported as JSON.")
 @friendly_errors
-def import_suite(path: Path, fmt: str, out: Path) -> None:
+def import_suite(path: Path, fmt: str, out: Path, as_json: bool) -> None:
     """Import the scenarios and CSVs of the published release at PATH as a suite.
 
     PATH is the root of the release (it holds experiments/exp_b/scenarios/). Canonical estimates
@@ -31,6 +32,10 @@ def import_suite(path: Path, fmt: str, out: Path) -> None:
     from causalverify.published import import_suite as run_import
 
     report = run_import(path, out, fmt=fmt)
+    if as_json:
+        counts = {f"{family}/{level}": n for (family, level), n in sorted(report.counts.items())}
+        echo_json({**plain(report), "counts": counts})
+        return
     families: Counter[str] = Counter()
     for (family, _), count in report.counts.items():
         families[family] += count

@@ -4,13 +4,12 @@ the offline reference panel."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors
 
 
 def _providers() -> list[dict[str, Any]]:
@@ -60,7 +59,7 @@ def models(as_json: bool) -> None:
     providers = _providers()
     agents = [{"spec": f"reference/{a}", "behaviour": AGENT_SUMMARIES[a]} for a in AGENTS]
     if as_json:
-        click.echo(json.dumps({"providers": providers, "reference_agents": agents}, indent=2))
+        echo_json({"providers": providers, "reference_agents": agents})
         return
     console = Console()
     _print(console, "Providers", ("spec", "status", "what"), providers)

@@ -11,7 +11,13 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors, status_progress, watch_retries
+from causalverify.cli._common import (
+    echo_json,
+    friendly_errors,
+    plain,
+    status_progress,
+    watch_retries,
+)
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -38,18 +44,26 @@ def _models(value: str) -> list[str]:
 
 def _access(func: Any) -> Any:
     """The model-access options of every asking command."""
-    for option in (quiet_option, max_rpm_option(), cache_option(), base_url_option()):
+    as_json = click.option(
+        "--json", "as_json", is_flag=True, help="Print the result as JSON (no progress bar)."
+    )
+    for option in (as_json, quiet_option, max_rpm_option(), cache_option(), base_url_option()):
         func = option(func)
     return model_concurrency_option()(func)
 
 
 @contextmanager
 def _settings(
-    workers: int, base_url: str | None, cache_path: Path | None, max_rpm: float | None, quiet: bool
+    workers: int,
+    base_url: str | None,
+    cache_path: Path | None,
+    max_rpm: float | None,
+    quiet: bool,
+    as_json: bool,
 ) -> Iterator[Any]:
     from causalverify.papers.run import AskSettings, Progress
 
-    if quiet:
+    if quiet or as_json:
         yield AskSettings(
             workers=workers,
             base_url=base_url,
@@ -87,7 +101,10 @@ def _settings(
         )
 
 
-def _echo_summary(summary: Any) -> None:
+def _echo_summary(summary: Any, as_json: bool = False) -> None:
+    if as_json:
+        echo_json(summary)
+        return
     counts = ", ".join(f"{k} {v}" for k, v in summary.counts.items()) or "nothing"
     click.echo(
         f"{summary.task}: {summary.total} prompts, {summary.skipped} already stored, "
@@ -140,7 +157,7 @@ def run(run_dir: Path, models: str, corpus: Path | None, limit: int | None, **ac
         summary = run_papers(
             run_dir, models=_models(models), corpus=corpus, settings=settings, limit=limit
         )
-    _echo_summary(summary)
+    _echo_summary(summary, access["as_json"])
 
 
 @papers.command("label")
@@ -174,15 +191,19 @@ def label(
             settings=settings,
             limit=limit,
         )
+    results = load_results(run_dir)
+    levels = level_counts(label_frame(results)[0]) if results is not None else {}
+    if access["as_json"]:
+        echo_json({**plain(summary), "labeller_pool": pool, "levels": levels})
+        return
     _echo_summary(summary)
     click.echo(f"labeller pool: {', '.join(pool)}")
-    results = load_results(run_dir)
     if results is not None:
-        for layer, counts in level_counts(label_frame(results)[0]).items():
-            levels = ", ".join(
+        for layer, counts in levels.items():
+            shown = ", ".join(
                 f"{k} {v}" for k, v in counts.items() if k not in ("papers", "scoreable")
             )
-            click.echo(f"{layer}: {counts['scoreable']}/{counts['papers']} scoreable ({levels})")
+            click.echo(f"{layer}: {counts['scoreable']}/{counts['papers']} scoreable ({shown})")
 
 
 @papers.command("judge")
@@ -195,7 +216,8 @@ def judge(run_dir: Path, judge_model: str, **access: Any) -> None:
     from causalverify.papers.run import run_judge
 
     with _settings(**access) as settings:
-        _echo_summary(run_judge(run_dir, judge=judge_model, settings=settings))
+        summary = run_judge(run_dir, judge=judge_model, settings=settings)
+    _echo_summary(summary, access["as_json"])
 
 
 @papers.command("rid")
@@ -215,10 +237,13 @@ def rid(run_dir: Path, models: str, n: int, seed: int, corpus: Path | None, **ac
         subset, summaries = run_rid(
             run_dir, models=_models(models), n=n, seed=seed, corpus=corpus, settings=settings
         )
+    result = experiment_a_summary(run_dir) or {}
+    if access["as_json"]:
+        echo_json({"papers": subset, "arms": summaries, "rid": result.get("rid")})
+        return
     for summary in summaries:
         _echo_summary(summary)
     click.echo(f"papers: {', '.join(subset)}")
-    result = experiment_a_summary(run_dir) or {}
     for model, entry in (result.get("rid") or {}).get("models", {}).items():
         for layer, row in entry.items():
             click.echo(

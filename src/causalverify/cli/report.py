@@ -24,9 +24,16 @@ from causalverify.cli._options import resamples_option, unit_option
 @click.option("--title", default=None, help="Report title.")
 @unit_option()
 @resamples_option()
+@click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout after writing.")
 @friendly_errors
 def report(
-    run_dir: Path, out: Path | None, seed: int | None, title: str | None, unit: str, resamples: int
+    run_dir: Path,
+    out: Path | None,
+    seed: int | None,
+    title: str | None,
+    unit: str,
+    resamples: int,
+    as_json: bool,
 ) -> None:
     """Write summary.json, leaderboard.md, cells.csv, figures and index.html for RUN_DIR.
 
@@ -47,4 +54,7 @@ def report(
             unit="model_language" if unit == "model_language" else "model",
             n_resamples=resamples,
         )
-    click.echo(str(index))
+    if as_json:
+        click.echo((index.parent / "summary.json").read_text(encoding="utf-8"), nl=False)
+    else:
+        click.echo(str(index))

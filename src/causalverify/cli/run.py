@@ -10,7 +10,14 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import eta_columns, friendly_errors, status_progress, watch_retries
+from causalverify.cli._common import (
+    echo_json,
+    eta_columns,
+    friendly_errors,
+    plain,
+    status_progress,
+    watch_retries,
+)
 from causalverify.cli._options import base_url_option, cache_option, max_rpm_option, quiet_option
 from causalverify.families import LANGUAGES, Language
 
@@ -146,6 +153,9 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     is_flag=True,
     help="Run model code WITHOUT the sandbox (development only; recorded in the run).",
 )
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the run's summary as JSON (no progress bar)."
+)
 @quiet_option
 @friendly_errors
 def run(
@@ -171,6 +181,7 @@ def run(
     prices_path: Path | None,
     max_rpm: float | None,
     unsafe: bool,
+    as_json: bool,
     quiet: bool,
 ) -> None:
     """Run models through a suite; rerunning the same command resumes where it stopped."""
@@ -214,12 +225,15 @@ def run(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
-        with _progress(err, quiet) as callback:
+        with _progress(err, quiet or as_json) as callback:
             summary = run_benchmark(config, progress=callback)
     except KeyboardInterrupt:
         err.print("interrupted: finished cells are stored; rerun the same command to resume")
         sys.exit(130)
-    _print_summary(summary, Console())
+    if as_json:
+        echo_json({**plain(summary), "store": str(summary.run_dir / "run.sqlite")})
+    else:
+        _print_summary(summary, Console())
     if summary.counts.get("api_error", 0):
         sys.exit(EXIT_INCOMPLETE)
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Literal
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors
 
 
 @click.command("score")
@@ -68,8 +67,7 @@ def score(
     frame = score_run(run_dir, profile=profile, tolerance=tolerance, extractor=extractor)
     rows = model_table(frame)
     if as_json:
-        plain = [{k: _plain(v) for k, v in row.items()} for row in rows]
-        click.echo(json.dumps({"cells": len(frame), "models": plain}, indent=2))
+        echo_json({"cells": len(frame), "models": rows})
         return
     _print_rows(
         rows, f"{len(frame)} cells rescored (profile {profile}, tau {tolerance}, {extractor})"
@@ -117,10 +115,6 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
             style="bold red",
             markup=False,
         )
-
-
-def _plain(value: object) -> object:
-    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def _cell(value: object) -> str:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors, step_progress
+from causalverify.cli._common import echo_json, friendly_errors, step_progress
 from causalverify.cli._options import quiet_option
 from causalverify.release import VerifyReport
 
@@ -71,7 +70,7 @@ def verify(
             progress=progress,
         )
     if as_json:
-        click.echo(json.dumps(_as_dict(report), indent=2))
+        echo_json(_as_dict(report))
     else:
         _print(report)
     if not report.ok:

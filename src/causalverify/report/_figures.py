@@ -6,6 +6,7 @@ software or date metadata, so the same inputs give the same bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -40,6 +41,20 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
+def wrap_name(name: str, width: int = 20) -> str:
+    """A unit's name as a figure label: broken over lines after ``/``, ``-``, ``_``, ``:`` or a
+    space so no line is much longer than ``width`` (a long model name never pushes the axes out
+    of the figure)."""
+    lines, line = [], ""
+    for piece in re.findall(r"[^/\-_: ]*[/\-_: ]?", name):
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n".join(part for part in lines if part)
+
+
 def _units_by_plus(summary: Mapping[str, Any]) -> list[str]:
     return list(summary["rankings"]["L2b_plus"]["order"])
 
@@ -58,7 +73,7 @@ def cascade(summary: Mapping[str, Any], path: Path) -> Path:
     for i, (layer, label) in enumerate(LAYER_LABELS.items()):
         values = [_rate(summary["rates"][u][layer]) for u in units]
         ax.bar(x + (i - 1.5) * width, values, width, label=label)
-    ax.set_xticks(x, units, rotation=20, ha="right")
+    ax.set_xticks(x, [wrap_name(u) for u in units], rotation=20, ha="right")
     ax.set_ylim(0, 1.2)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("pass rate")
@@ -76,7 +91,7 @@ def tolerance_sweep(summary: Mapping[str, Any], path: Path) -> Path:
     ax = fig.add_subplot()
     for unit in _units_by_plus(summary):
         ys = [_rate(detail[t]["rates"].get(unit)) for t in tolerances]
-        ax.plot([float(t) for t in tolerances], ys, marker="o", label=unit)
+        ax.plot([float(t) for t in tolerances], ys, marker="o", label=wrap_name(unit))
     ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("tolerance on relative error")
     ax.set_ylabel("L2b+ rate")
@@ -96,7 +111,9 @@ def rel_error_cdf(summary: Mapping[str, Any], cells: pd.DataFrame, path: Path) -
         errs = np.sort(usable.loc[usable["unit"] == unit, "rel_error"].to_numpy(dtype=float))
         if errs.size:
             errs = np.clip(errs, 1e-4, 1e4)
-            ax.step(errs, np.arange(1, errs.size + 1) / errs.size, where="post", label=unit)
+            ax.step(
+                errs, np.arange(1, errs.size + 1) / errs.size, where="post", label=wrap_name(unit)
+            )
     ax.set_xscale("log")
     ax.set_xlim(1e-4, 1e4)
     ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
@@ -129,7 +146,7 @@ def family_heatmap(summary: Mapping[str, Any], path: Path) -> Path:
         text = "–" if np.isnan(value) else f"{value:.2f}"
         ax.text(j, i, text, ha="center", va="center", color="white" if value < 0.6 else "black")
     ax.set_xticks(range(len(families)), families)
-    ax.set_yticks(range(len(units)), units)
+    ax.set_yticks(range(len(units)), [wrap_name(u) for u in units])
     ax.set_title("L2b+ rate by design family")
     fig.colorbar(image, ax=ax, fraction=0.05)
     fig.tight_layout()
@@ -155,7 +172,7 @@ def rank_agreement(summary: Mapping[str, Any], path: Path) -> Path:
     ax.plot([0.5, n + 0.5], [0.5, n + 0.5], color="grey", linestyle=":", linewidth=1)
     for (x, y), together in rank_points(summary).items():
         ax.scatter(x, y, s=30 + 10 * (len(together) - 1))
-        ax.annotate("\n".join(together), (x, y), fontsize=7, xytext=(4, 3),
+        ax.annotate("\n".join(wrap_name(u) for u in together), (x, y), fontsize=7, xytext=(4, 3),
                     textcoords="offset points", va="top")  # fmt: skip
     tau = summary["rank_correlation"]["L2b"]["kendall_tau"]
     ax.set_title(f"L2b rank vs L2b+ rank (Kendall τ = {'n/a' if tau is None else f'{tau:.2f}'})")

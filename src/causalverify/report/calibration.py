@@ -14,6 +14,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 
+from causalverify.report._figures import wrap_name
 from causalverify.report._tables import Table, num, pct
 
 CAPTION: Final[str] = (
@@ -126,7 +127,7 @@ def reliability_figure(calibration: Mapping[str, Any], protocol: str, path: Path
             x = [b["mean_confidence"] for b in bins]
             y = [b["accuracy"] for b in bins]
             color = mpl.colormaps["tab10"](i % 10)
-            ax.plot(x, y, color=color, linewidth=1, label=model)
+            ax.plot(x, y, color=color, linewidth=1, label=wrap_name(model))
             ax.scatter(x, y, s=[10 + 6 * b["n"] ** 0.5 for b in bins], color=color)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)

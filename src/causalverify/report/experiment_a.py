@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from causalverify.report._figures import wrap_name
+
 
 def experiment_a_entry(run_dir: Path, cells: pd.DataFrame | None) -> dict[str, Any] | None:
     """The ``experiment_a`` summary of a run folder, or ``None`` when it has no results."""
@@ -28,7 +30,7 @@ def _bars(ax: Any, labels: list[str], series: dict[str, list[float]]) -> None:
     x = np.arange(len(labels))
     for i, (name, values) in enumerate(series.items()):
         ax.bar(x + (i - (len(series) - 1) / 2) * width, values, width, label=name)
-    ax.set_xticks(x, labels, rotation=30, ha="right")
+    ax.set_xticks(x, [wrap_name(name) for name in labels], rotation=30, ha="right")
     ax.set_ylim(0, 1)
     ax.legend(frameon=False, fontsize=8)
 

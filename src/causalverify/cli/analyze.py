@@ -20,7 +20,8 @@ def _print_tables(summary: dict[str, Any]) -> None:
     from rich.console import Console
 
     from causalverify.cli._tables import print_legend, print_table, short_names
-    from causalverify.report._render import incomplete_banner, settings_line
+    from causalverify.report import incomplete_banner
+    from causalverify.report._render import settings_line
     from causalverify.report._tables import all_tables
 
     console = Console()

@@ -265,6 +265,7 @@ def _progress(console: Any, quiet: bool) -> Iterator[Any]:
 def _print_summary(summary: Any, console: Any) -> None:
     from causalverify.analysis import ordered_units
     from causalverify.cli._tables import print_legend, print_table, short_names
+    from causalverify.report import incomplete_banner
 
     order = ordered_units({m.model: m.L2b_plus for m in summary.models})
     by_name = {m.model: m for m in summary.models}
@@ -292,14 +293,12 @@ def _print_summary(summary: Any, console: Any) -> None:
         f"stored; {summary.requests} model requests, ${summary.cost_usd:.4f}, "
         f"{summary.wall_seconds:.1f} s"
     )
-    retry = summary.counts.get("api_error", 0)
-    if retry:
-        console.print(
-            f"incomplete: {retry} cells without an answer (the API failed); they are left out "
-            "of every rate. Rerun the same command to retry them.",
-            style="bold red",
-            markup=False,
-        )
+    by_model = {m.model: m.unanswered for m in summary.models if m.unanswered}
+    banner = incomplete_banner(
+        {"incomplete": {"cells": sum(by_model.values()), "by_model": by_model}}
+    )
+    if banner:
+        console.print(banner, style="bold red", markup=False)
     console.print(f"store: {summary.run_dir / 'run.sqlite'}", style="dim", soft_wrap=True)
 
 

@@ -84,6 +84,7 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
 
     from causalverify.analysis import ordered_units
     from causalverify.cli._tables import print_legend, print_table, short_names
+    from causalverify.report import incomplete_banner
 
     console = Console()
     by_name = {str(row["model"]): row for row in rows}
@@ -107,14 +108,13 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
         ],
         names=names,
     )
-    unanswered = sum(int(str(row["unanswered"])) for row in rows)
-    if unanswered:
-        console.print(
-            f"incomplete: {unanswered} cells without an answer (api_error); they are left out "
-            "of every rate",
-            style="bold red",
-            markup=False,
-        )
+    by_model = {name: int(str(row["unanswered"])) for name, row in by_name.items()}
+    by_model = {name: n for name, n in by_model.items() if n}
+    banner = incomplete_banner(
+        {"incomplete": {"cells": sum(by_model.values()), "by_model": by_model}}
+    )
+    if banner:
+        console.print(banner, style="bold red", markup=False)
 
 
 def _cell(value: object) -> str:

@@ -3,6 +3,7 @@
 Every number shown in ``leaderboard.md`` and ``index.html`` is read back from ``summary.json``.
 """
 
+from causalverify.report._render import incomplete_banner
 from causalverify.report._writer import DEFAULT_TITLE, load_run_cells, write_report
 
-__all__ = ["DEFAULT_TITLE", "load_run_cells", "write_report"]
+__all__ = ["DEFAULT_TITLE", "incomplete_banner", "load_run_cells", "write_report"]

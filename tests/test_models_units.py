@@ -341,3 +341,9 @@ def test_token_parameter_choice(monkeypatch):
     )
     with pytest.raises(SetupError, match="token parameter"):
         resolve_token_param("gpt-4o", None, "tokens")
+
+
+def test_unseeded_retriers_do_not_retry_in_lockstep():
+    """Two processes (or providers) that fail together must not wait the same jittered times."""
+    waits = {tuple(Retrier(RetryPolicy()).backoff(k) for k in range(1, 7)) for _ in range(4)}
+    assert len(waits) == 4

@@ -44,14 +44,16 @@ class RetryPolicy:
     max_retry_after
         Cap applied to a server's ``Retry-After``.
     seed
-        Seed of the jitter RNG (jitter is reproducible).
+        Seed of the jitter RNG, for tests that need reproducible waits. ``None`` (the default)
+        draws a fresh seed from the operating system for every :class:`Retrier`, so processes
+        and providers that fail together do not retry in lockstep.
     """
 
     max_attempts: int = 6
     base_delay: float = 1.0
     max_delay: float = 60.0
     max_retry_after: float = 300.0
-    seed: int = 0
+    seed: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,7 +142,10 @@ class Retrier:
         if self.policy.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self._sleep = sleep
-        self._rng = random.Random(self.policy.seed)
+        seed = self.policy.seed
+        self._rng = random.Random(
+            seed if seed is not None else random.SystemRandom().getrandbits(64)
+        )
         self._lock = threading.Lock()
 
     def backoff(self, retry: int) -> float:

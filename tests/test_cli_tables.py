@@ -12,8 +12,8 @@ from rich.console import Console
 
 from causalverify.cli import main
 from causalverify.cli._tables import print_table, short_names
+from causalverify.records import CellRecord
 from causalverify.store import CellKey, RunStore
-from causalverify.store.records import CellRecord
 from test_scoring import cell
 
 LONG_A = "openai/an-extremely-long-fine-tuned-model-name-2025-11-30"

@@ -16,8 +16,8 @@ import pytest
 
 from causalverify.extraction import extract_estimate
 from causalverify.extraction._numbers import NUMBER, decimals_of, normalize_line, parse_number
+from causalverify.records import ExtractionRecord
 from causalverify.sandbox.base import FitEntry
-from causalverify.store.records import ExtractionRecord
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 TRUTH_MARKER = "# ---- golden truth (stderr) ----"

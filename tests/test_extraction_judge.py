@@ -9,7 +9,7 @@ import pytest
 
 from causalverify.extraction import disagree, judge_extract, judge_messages, parse_judge
 from causalverify.extraction.judge import MAX_STDOUT_CHARS
-from causalverify.store.records import ExtractionRecord, Message, ModelResponse
+from causalverify.records import ExtractionRecord, Message, ModelResponse
 
 
 class FakeProvider:

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from causalverify.extraction import extract_estimate
 from causalverify.families import Family
+from causalverify.records import ExtractionRecord
 from causalverify.sandbox.base import FitEntry, FitTerm
-from causalverify.store.records import ExtractionRecord
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,7 +9,7 @@ import pytest
 from causalverify.errors import ProviderError
 from causalverify.models import ModelOptions, RetryPolicy, get_provider
 from causalverify.models.base import Provider
-from causalverify.store.records import Message
+from causalverify.records import Message
 from fake_openai import ErrorReply, FakeOpenAIServer, Reply
 from models_helpers import SleepRecorder
 

@@ -12,7 +12,7 @@ import causalverify.reference
 from causalverify.errors import ProviderError
 from causalverify.models import CellContext, ModelOptions, get_provider
 from causalverify.models.replay import parse_replay_spec
-from causalverify.store.records import Message
+from causalverify.records import Message
 from models_helpers import make_scenario
 
 MESSAGES = [Message(role="user", content="analyse this")]

@@ -20,7 +20,7 @@ from causalverify.models import (
     get_provider,
 )
 from causalverify.models.base import Provider
-from causalverify.store.records import Message
+from causalverify.records import Message
 from fake_openai import ErrorReply, FakeOpenAIServer, RawReply, Reply
 from models_helpers import SleepRecorder
 

@@ -31,7 +31,7 @@ from causalverify.models import (
 )
 from causalverify.models.cache import cache_key
 from causalverify.models.retry import Failure, Retrier, parse_retry_after
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 from models_helpers import SleepRecorder
 
 # -- specs -------------------------------------------------------------------------------------

@@ -26,8 +26,8 @@ from causalverify.papers.scorers import (
     split_sections,
 )
 from causalverify.papers.stats import cohen_kappa, mcnemar_exact
+from causalverify.records import Message
 from causalverify.scenarios.checks import find_design_names
-from causalverify.store.records import Message
 
 # ---------------------------------------------------------------- corpus
 

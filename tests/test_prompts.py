@@ -12,7 +12,7 @@ import pytest
 import causalverify.prompts as prompts
 from causalverify.families import FAMILIES, LANGUAGES, Family, Language
 from causalverify.prompts import RenderedPrompt, messages_sha256, render_experiment_b
-from causalverify.sandbox.manifest_model import Manifest
+from causalverify.records import Manifest
 from causalverify.scenarios.model import Scenario
 from reference_exec import REFERENCE_IDS, reference_csv, reference_scenario
 

@@ -8,9 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from causalverify.sandbox.base import ExecResult
-from causalverify.scoring import conversions_for, match_estimate, rescore
-from causalverify.store.records import (
+from causalverify.records import (
     CellKey,
     CellRecord,
     CodeRecord,
@@ -18,6 +16,8 @@ from causalverify.store.records import (
     Message,
     ModelResponse,
 )
+from causalverify.sandbox.base import ExecResult
+from causalverify.scoring import conversions_for, match_estimate, rescore
 
 
 def _exec(status: str = "ok", stdout: str = "", missing: str | None = None) -> ExecResult:

@@ -8,9 +8,9 @@ import pandas as pd
 from click.testing import CliRunner
 
 from causalverify.cli import main
+from causalverify.records import CellRecord
 from causalverify.scoring.audit import SHEET_COLUMNS, cell_id
 from causalverify.store import CellKey, RunStore
-from causalverify.store.records import CellRecord
 from test_scoring import cell
 
 OUTPUTS = {

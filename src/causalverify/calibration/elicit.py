@@ -21,12 +21,11 @@ from causalverify.calibration.parse import parse_confidences
 from causalverify.calibration.prompts import (
     calibration_messages,
     context_protocol,
-    messages_sha256,
 )
 from causalverify.errors import SetupError, SuiteError
 from causalverify.models import is_offline
+from causalverify.records import CellKey, CellRecord, Message, ModelResponse, messages_sha256
 from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationProtocol, CalibrationRecord
-from causalverify.store.records import CellKey, CellRecord, Message, ModelResponse
 from causalverify.store.sqlite import RunStore, writer_lock
 
 if TYPE_CHECKING:

@@ -15,13 +15,10 @@ numerical confidence is defined:
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Sequence
 from typing import Final
 
+from causalverify.records import Message
 from causalverify.store.calibration import CalibrationProtocol
-from causalverify.store.records import Message
 
 #: prefix of the ``CellContext.protocol`` of a calibration call: ``"calibration/<protocol>"``
 CONTEXT_PREFIX: Final[str] = "calibration/"
@@ -109,9 +106,3 @@ def calibration_messages(
         "Reply with the JSON object only."
     )
     return [Message(role="system", content=SYSTEM), Message(role="user", content=user)]
-
-
-def messages_sha256(messages: Sequence[Message]) -> str:
-    """SHA-256 of the messages as sorted-key JSON."""
-    payload = json.dumps([m.model_dump() for m in messages], sort_keys=True)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

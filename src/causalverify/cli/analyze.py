@@ -57,10 +57,10 @@ def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
         if fmt != "causalverify-2026":
             raise click.UsageError(f"unknown --format {fmt}")
         return load_published_cells(cells, fmt="causalverify-2026")
-    from causalverify.report import load_run_cells
+    from causalverify.release import load_cells
 
     assert run_dir is not None
-    return load_run_cells(run_dir)[0]
+    return load_cells(run_dir)[0]
 
 
 @click.command("analyze")

@@ -15,8 +15,8 @@ from rich.table import Table
 
 from causalverify.cli._common import friendly_errors
 from causalverify.families import FAMILIES, Family, Language
+from causalverify.records import CellKey, CellRecord, CodeRecord, ModelResponse
 from causalverify.sandbox import ExecResult, Limits, get_sandbox
-from causalverify.store.records import CellKey, CellRecord, CodeRecord, ModelResponse
 
 _SUFFIX: dict[str, Language] = {".r": "r", ".py": "python"}
 

@@ -55,7 +55,7 @@ def score(
     RUN_DIR may be a release written by `causalverify freeze`; it is then unfrozen into --out.
     """
     from causalverify.release import is_release, unfreeze
-    from causalverify.scoring._run import SCORES_FILE, model_table, score_run
+    from causalverify.runner.rescore import SCORES_FILE, model_table, score_run
 
     if is_release(run_dir):
         if out is None:

@@ -67,8 +67,8 @@ from causalverify.extraction._vectors import (
     find_vectors,
 )
 from causalverify.families import Family
+from causalverify.records import ExtractionCandidate, ExtractionRecord
 from causalverify.sandbox.base import FitEntry
-from causalverify.store.records import ExtractionCandidate, ExtractionRecord
 
 
 def extract_estimate(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from causalverify.families import Family
-from causalverify.store.records import ExtractionRecord, Message, ModelResponse
+from causalverify.records import ExtractionRecord, Message, ModelResponse
 
 #: characters kept from the code and from stdout (head and tail halves)
 MAX_CODE_CHARS = 12_000

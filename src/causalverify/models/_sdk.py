@@ -15,7 +15,7 @@ from causalverify.models.base import CellContext, ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
 from causalverify.models.retry import Failure, Retrier, RetryPolicy, parse_retry_after
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _SETUP_STATUS = {

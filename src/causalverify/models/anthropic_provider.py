@@ -20,7 +20,7 @@ from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
 from causalverify.models.retry import RetryPolicy
-from causalverify.store.records import Message
+from causalverify.records import Message
 
 
 def _import_anthropic() -> Any:

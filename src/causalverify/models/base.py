@@ -1,7 +1,7 @@
 """The provider interface: options, cell context and the ``Provider`` protocol.
 
 Every provider answers :meth:`Provider.complete` with a
-:class:`~causalverify.store.records.ModelResponse`. Transient failures that outlast the retries come
+:class:`~causalverify.records.ModelResponse`. Transient failures that outlast the retries come
 back as ``ModelResponse(content=None, error=...)`` (a cell status, never an exception); permanent
 setup problems (no API key, 401/403, unknown provider or model) raise
 :class:`~causalverify.errors.ProviderError` or :class:`~causalverify.errors.SetupError`.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from causalverify.families import Language
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 
 if TYPE_CHECKING:
     from causalverify.scenarios.model import Scenario

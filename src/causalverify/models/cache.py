@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from causalverify.errors import SetupError
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (

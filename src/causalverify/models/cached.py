@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from causalverify.models.base import CellContext, ModelOptions, Provider
 from causalverify.models.cache import ResponseCache, cache_key
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 
 
 class CachedProvider:

@@ -19,7 +19,7 @@ from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
 from causalverify.models.retry import RetryPolicy
-from causalverify.store.records import Message
+from causalverify.records import Message
 
 BASE_URL_ENV = ("CAUSALVERIFY_OPENAI_BASE_URL", "OPENAI_BASE_URL")
 TOKEN_PARAM_ENV = "CAUSALVERIFY_OPENAI_TOKEN_PARAM"

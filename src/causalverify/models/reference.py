@@ -9,7 +9,7 @@ from types import ModuleType
 
 from causalverify.errors import ProviderError
 from causalverify.models.base import CellContext, ModelOptions
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 
 
 def _reference_module() -> ModuleType:

@@ -18,7 +18,7 @@ from typing import Any
 
 from causalverify.errors import ProviderError
 from causalverify.models.base import CellContext, ModelOptions
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 
 _FILE = re.compile(r"^(?P<sid>[^_]+)_(?P<slug>.+)\.json$")
 _NUMBER = re.compile(r"^[A-Za-z]*0*(\d+)$")

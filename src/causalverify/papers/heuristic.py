@@ -30,7 +30,7 @@ from typing import Final
 from causalverify.papers.prompts import PromptKind, prompt_kind
 from causalverify.papers.records import METHODS, Direction, MethodLabel
 from causalverify.papers.scorers import score_s1, score_s2
-from causalverify.store.records import Message
+from causalverify.records import Message
 
 _I: Final[int] = re.IGNORECASE
 

@@ -7,13 +7,11 @@ authors (that would invite recall of the paper instead of reasoning about the de
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from typing import Final, Literal
 
 from causalverify.papers.records import DIRECTIONS, METHODS, PaperRecord
-from causalverify.store.records import Message
+from causalverify.records import Message
 
 Arm = Literal["standard", "rid"]
 Layer = Literal["method", "direction"]
@@ -131,9 +129,3 @@ def prompt_kind(messages: Sequence[Message]) -> PromptKind | None:
     if not messages or messages[0].role != "system":
         return None
     return _SYSTEMS.get(messages[0].content)
-
-
-def messages_sha256(messages: Sequence[Message]) -> str:
-    """SHA-256 of the canonical JSON of the messages."""
-    blob = json.dumps([m.model_dump(mode="json") for m in messages], sort_keys=True)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -26,13 +26,12 @@ from causalverify.papers.prompts import (
     Layer,
     judge_messages,
     label_messages,
-    messages_sha256,
     paper_messages,
 )
 from causalverify.papers.records import PaperRecord, default_corpus_path, load_papers
 from causalverify.papers.store import RETRY, Exchange, PaperStore, Table, status_of
+from causalverify.records import Message, ModelResponse, messages_sha256
 from causalverify.sampling import evenly
-from causalverify.store.records import Message, ModelResponse
 from causalverify.store.sqlite import writer_lock
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from causalverify.errors import StoreError
-from causalverify.store.records import Message, ModelResponse
+from causalverify.records import Message, ModelResponse
 
 FILENAME: Final[str] = "papers.sqlite"
 Table = Literal["answers", "votes", "judgements"]

@@ -10,23 +10,20 @@ Two protocols:
     rows and the column types. Nothing is said about packages or the output format.
 ``default``
     The same, plus the language (R or Python), the packages the execution environment actually
-    has (from the :class:`~causalverify.sandbox.manifest_model.Manifest`), and the request to end
+    has (from the :class:`~causalverify.records.Manifest`), and the request to end
     the script with one machine-readable line ``ESTIMATE: <number>``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Literal
 
 import pandas as pd
 
 from causalverify.families import Language
-from causalverify.sandbox.manifest_model import Manifest
+from causalverify.records import Manifest, Message, messages_sha256
 from causalverify.scenarios.model import Scenario
-from causalverify.store.records import Message
 
 Protocol = Literal["paper", "default"]
 
@@ -50,24 +47,6 @@ class RenderedPrompt:
 
     messages: tuple[Message, ...]
     sha256: str
-
-
-def messages_sha256(messages: tuple[Message, ...] | list[Message]) -> str:
-    """Hash messages as canonical JSON (sorted keys, no spaces, UTF-8).
-
-    Parameters
-    ----------
-    messages
-        The messages to hash, in order.
-
-    Returns
-    -------
-    str
-        The hex SHA-256 digest.
-    """
-    payload = [m.model_dump(mode="json") for m in messages]
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def render_experiment_b(

@@ -31,8 +31,8 @@ from causalverify.analysis import load_published_cells
 from causalverify.errors import CausalVerifyError
 from causalverify.families import Language
 from causalverify.published.packages import missing_packages
+from causalverify.records import CellRecord
 from causalverify.store import RunStore, cells_frame
-from causalverify.store.records import CellRecord
 
 #: compared quantities, in report order
 LAYERS: Final[tuple[str, ...]] = ("L2a", "L2b", "value", "L2b_plus")

@@ -16,6 +16,7 @@ from causalverify.release._reexecute import CellAgreement, ReexecutionReport, re
 from causalverify.release._source import (
     CellsSource,
     ReleaseSource,
+    load_cells,
     open_cells_source,
     run_dir_for,
     unfreeze,
@@ -33,6 +34,7 @@ __all__ = [
     "VerifyReport",
     "freeze_run",
     "is_release",
+    "load_cells",
     "open_cells_source",
     "read_records",
     "reexecute_cells",

@@ -15,6 +15,7 @@ import pandas as pd
 
 from causalverify.errors import StoreError, SuiteError
 from causalverify.progress import StepCallback, tell
+from causalverify.records import CellRecord
 from causalverify.release._croissant import build_croissant
 from causalverify.release._datasheet import render_datasheet
 from causalverify.release._environment import build_environment
@@ -40,7 +41,6 @@ from causalverify.release._records import write_records
 from causalverify.release._scrub import host_replacements, scrub
 from causalverify.release._tables import SIDE_DATABASES, export_tables
 from causalverify.scenarios.model import Scenario
-from causalverify.store.records import CellRecord
 from causalverify.store.sqlite import STORE_FILE, RunStore
 
 Unit = Literal["model", "model_language"]
@@ -294,7 +294,7 @@ def _copy_suite(source: Path, target: Path) -> None:
 def _write_tables(
     root: Path, records: Sequence[CellRecord], scenarios: Sequence[Scenario]
 ) -> pd.DataFrame:
-    from causalverify.scoring._run import write_scores_csv
+    from causalverify.runner.rescore import write_scores_csv
     from causalverify.store import cells_frame
 
     frame = cells_frame(records)

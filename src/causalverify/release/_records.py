@@ -1,6 +1,6 @@
 """Cell records as human-readable JSON Lines, and back.
 
-A stored :class:`~causalverify.store.records.CellRecord` is split over five files under
+A stored :class:`~causalverify.records.CellRecord` is split over five files under
 ``records/``, one line per cell in the same (scenario, model, language, sample) order, each line
 carrying the cell ``key``:
 
@@ -25,6 +25,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from causalverify.errors import StoreError
+from causalverify.records import CellRecord
 from causalverify.release._layout import (
     CELLS_FILE,
     EXECUTIONS_FILE,
@@ -34,7 +35,6 @@ from causalverify.release._layout import (
     dumps_line,
     write_text,
 )
-from causalverify.store.records import CellRecord
 
 #: the part files and the record fields each one holds (besides ``key``)
 PARTS: Final[dict[str, tuple[str, ...]]] = {

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from causalverify.progress import StepCallback, tell
+from causalverify.records import CellRecord
 from causalverify.release._layout import SUITE_DIR
 from causalverify.sampling import evenly
 from causalverify.sandbox.base import Limits, Sandbox
-from causalverify.store.records import CellRecord
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from causalverify.errors import StoreError
+from causalverify.records import CellRecord
 from causalverify.release._layout import RELEASE_FILE, RELEASE_SCHEMA, SUITE_DIR, is_release
 from causalverify.release._records import read_records
 from causalverify.release._tables import SIDE_DATABASES, import_tables
-from causalverify.store.records import CellRecord
 from causalverify.store.sqlite import STORE_FILE, RunStore
 
 
@@ -170,3 +170,18 @@ def run_dir_for(path: Path) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix="cv-release-") as tmp:
         yield unfreeze(path, Path(tmp) / "run")
+
+
+def load_cells(path: Path) -> tuple[Any, dict[str, Any]]:
+    """The per-cell frame (``causalverify.store.cells_frame``) and metadata of a run folder or
+    of a frozen release.
+
+    Raises
+    ------
+    StoreError
+        If ``path`` holds neither a run store nor a release.
+    """
+    from causalverify.store import cells_frame
+
+    with open_cells_source(path) as source:
+        return cells_frame(source.iter_cells()), source.meta()

@@ -10,6 +10,7 @@ from typing import Any
 
 from causalverify.errors import CausalVerifyError, StoreError
 from causalverify.progress import StepCallback, tell
+from causalverify.records import CellRecord
 from causalverify.release._hashes import check_sums, digest_of
 from causalverify.release._layout import (
     PROMPTS_FILE,
@@ -23,7 +24,6 @@ from causalverify.release._layout import (
 from causalverify.release._records import read_prompts, read_records
 from causalverify.release._reexecute import ReexecutionReport, reexecute_cells
 from causalverify.release._source import read_release_index, unfreeze
-from causalverify.store.records import CellRecord
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def verify_release(
 
 def _check_prompts(release: Path) -> list[str]:
     from causalverify.prompts import messages_sha256
-    from causalverify.store.records import Message
+    from causalverify.records import Message
 
     problems = []
     for sha, messages in read_prompts(release).items():
@@ -169,8 +169,8 @@ def _check_rescoring(
     """Rescore every cell as ``causalverify score`` does, rebuild the report from a scratch run
     store as ``causalverify report`` does, and compare cells and files with the frozen ones."""
     from causalverify.report import write_report
+    from causalverify.runner.rescore import write_scores_csv
     from causalverify.scoring import rescore
-    from causalverify.scoring._run import write_scores_csv
     from causalverify.store import cells_frame
 
     meta = dict(index.get("run", {}))

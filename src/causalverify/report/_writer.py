@@ -21,6 +21,7 @@ from causalverify.report._figures import write_figures
 from causalverify.report._render import render_html, render_markdown
 from causalverify.report.calibration import calibration_summary, write_calibration_figures
 from causalverify.report.experiment_a import experiment_a_entry, write_experiment_a_figures
+from causalverify.store import RunStore, cells_frame
 
 DEFAULT_TITLE: Final[str] = "CausalVerify report"
 #: run metadata copied into the summary (values that do not depend on the machine)
@@ -38,18 +39,16 @@ META_KEYS: Final[tuple[str, ...]] = (
 
 
 def load_run_cells(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The per-cell frame and metadata of a stored run or of a frozen release.
+    """The per-cell frame and metadata of a stored run (a frozen release is read by
+    :func:`causalverify.release.load_cells`, one layer up).
 
     Raises
     ------
     StoreError
-        If ``run_dir`` holds neither a run store nor a release.
+        If ``run_dir`` holds no run store.
     """
-    from causalverify.release import open_cells_source
-    from causalverify.store import cells_frame
-
-    with open_cells_source(run_dir) as source:
-        return cells_frame(source.iter_cells()), source.meta()
+    with RunStore.open(run_dir) as store:
+        return cells_frame(store.iter_cells()), store.meta()
 
 
 def write_report(

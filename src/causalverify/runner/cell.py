@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from causalverify.errors import SandboxUnavailableError
+from causalverify.records import CellKey, CellRecord, CellStatus, CodeRecord, ModelResponse
 from causalverify.sandbox.base import ExecResult
-from causalverify.store.records import CellKey, CellRecord, CellStatus, CodeRecord, ModelResponse
 
 if TYPE_CHECKING:
     from causalverify.models.base import ModelOptions, Provider

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from causalverify.models import is_offline
+from causalverify.records import CellKey, CellRecord
 from causalverify.runner.cell import Answered, CellTask, answer, execute
 from causalverify.runner.config import RunConfig
 from causalverify.runner.executor import Executor, LocalPoolExecutor
@@ -28,7 +29,6 @@ from causalverify.runner.summary import (
     RunSummary,
     summarize_models,
 )
-from causalverify.store.records import CellKey, CellRecord
 from causalverify.store.sqlite import STORE_FILE, RunStore, writer_lock
 
 if TYPE_CHECKING:

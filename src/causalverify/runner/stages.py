@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from causalverify.families import Language
+from causalverify.records import CellRecord, ExtractionRecord, Message
 from causalverify.sandbox.base import Sandbox
-from causalverify.store.records import CellRecord, ExtractionRecord, Message
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from causalverify.families import Family
     from causalverify.models.base import Provider
+    from causalverify.records import Manifest
     from causalverify.runner.config import RunConfig
-    from causalverify.sandbox.manifest_model import Manifest
     from causalverify.scenarios.model import Scenario
 
 

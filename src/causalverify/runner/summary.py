@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from causalverify.store.records import CellRecord
+from causalverify.records import CellRecord
 from causalverify.store.table import cells_frame
 
 

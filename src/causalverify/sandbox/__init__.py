@@ -7,11 +7,11 @@ Public API: :func:`get_sandbox`, :func:`extract_code`, :func:`check_parses`,
 
 from __future__ import annotations
 
+from causalverify.records import Manifest
 from causalverify.sandbox._factory import get_sandbox
 from causalverify.sandbox.base import ExecResult, ExecStatus, Files, Limits, Sandbox
 from causalverify.sandbox.codeblocks import CodeBlock, ParseCheck, check_parses, extract_code
 from causalverify.sandbox.manifest import environment_manifest
-from causalverify.sandbox.manifest_model import Manifest
 
 __all__ = [
     "CodeBlock",

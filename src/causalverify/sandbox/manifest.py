@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from causalverify.records import Manifest
 from causalverify.sandbox._toolchain import discover
-from causalverify.sandbox.manifest_model import Manifest
 
 __all__ = ["PYTHON_PACKAGES", "environment_manifest"]
 

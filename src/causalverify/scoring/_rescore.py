@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from causalverify.extraction import disagree, extract_estimate, fitted_effects
+from causalverify.records import CellRecord, CellStatus, ExtractionRecord, ScoreRecord
 from causalverify.scoring._layers import (
     Extractor,
     Match,
@@ -11,7 +12,6 @@ from causalverify.scoring._layers import (
     match_estimate,
 )
 from causalverify.scoring._status import pre_scoring_status
-from causalverify.store.records import CellRecord, CellStatus, ExtractionRecord, ScoreRecord
 
 
 def rescore(

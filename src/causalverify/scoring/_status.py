@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from causalverify.store.records import CellRecord, CellStatus
+from causalverify.records import CellRecord, CellStatus
 
 _EXEC_STATUS: dict[str, CellStatus] = {
     "timeout": "timeout",

@@ -16,9 +16,9 @@ import numpy as np
 
 from causalverify.extraction import extract_estimate
 from causalverify.families import FAMILIES
+from causalverify.records import CellRecord
 from causalverify.scoring._layers import Profile, is_unscoreable
 from causalverify.scoring._rescore import match_cell
-from causalverify.store.records import CellRecord
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationRecord
-from causalverify.store.compare import stable_view
-from causalverify.store.records import (
+from causalverify.records import (
     CellKey,
     CellRecord,
     CellStatus,
@@ -14,6 +12,8 @@ from causalverify.store.records import (
     ModelResponse,
     ScoreRecord,
 )
+from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationRecord
+from causalverify.store.compare import stable_view
 from causalverify.store.sqlite import STORE_FILE, RunStore
 from causalverify.store.table import COLUMNS, cells_frame
 

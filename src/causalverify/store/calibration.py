@@ -18,7 +18,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from causalverify.store.records import CellKey, Message, ModelResponse
+from causalverify.records import CellKey, Message, ModelResponse
 
 CalibrationProtocol = Literal["default", "paper"]
 

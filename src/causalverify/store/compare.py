@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from causalverify.store.records import CellRecord
+from causalverify.records import CellRecord
 
 #: fields that measure how a run went rather than what it computed
 VOLATILE_FIELDS: Final[dict[str, frozenset[str]]] = {

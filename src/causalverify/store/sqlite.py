@@ -27,8 +27,8 @@ from types import TracebackType
 from typing import Any
 
 from causalverify.errors import StoreError
+from causalverify.records import CellKey, CellRecord, CellStatus
 from causalverify.store.calibration import CALIBRATION_SCHEMA, CalibrationRecord
-from causalverify.store.records import CellKey, CellRecord, CellStatus
 
 STORE_FILE = "run.sqlite"
 LOCK_FILE = "run.lock"

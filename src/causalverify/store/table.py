@@ -9,7 +9,7 @@ from typing import Any, Final
 import pandas as pd
 
 from causalverify.families import PUBLISHED_NAME
-from causalverify.store.records import CellRecord
+from causalverify.records import CellRecord
 
 #: the columns of :func:`cells_frame`, in order
 COLUMNS: Final[tuple[str, ...]] = (

@@ -6,8 +6,9 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from causalverify.scoring._layers import Extractor, Profile
-from causalverify.scoring._rescore import rescore
+from causalverify.scoring import Extractor, Profile, rescore
+from causalverify.store import RunStore, cells_frame
+from causalverify.store.sqlite import writer_lock
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,9 +40,6 @@ def score_run(
     StoreError
         If ``run_dir`` holds no run store.
     """
-    from causalverify.store import RunStore, cells_frame
-    from causalverify.store.sqlite import writer_lock
-
     with RunStore.open(run_dir) as store, writer_lock(run_dir):
         records = [
             rescore(r, profile=profile, tolerance=tolerance, extractor=extractor)

@@ -7,12 +7,15 @@ response, the extracted code, the execution, the extraction(s) and the scores, s
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from causalverify.families import Difficulty, Family, Language
-from causalverify.sandbox.base import ExecResult
+from causalverify.records.execution import ExecResult
 
 CellStatus = Literal[
     "api_error",  # the provider failed after retries: retried on resume
@@ -144,3 +147,22 @@ class CellRecord(BaseModel):
     scores: ScoreRecord | None = None
     status: CellStatus
     timings: dict[str, float] = Field(default_factory=dict)
+
+
+def messages_sha256(messages: Sequence[Message]) -> str:
+    """The one prompt hash: SHA-256 of the messages as canonical JSON (sorted keys, no spaces,
+    UTF-8). Every store records a prompt by it, so prompts compare across experiments.
+
+    Parameters
+    ----------
+    messages
+        The messages to hash, in order.
+
+    Returns
+    -------
+    str
+        The hex SHA-256 digest.
+    """
+    payload = [m.model_dump(mode="json") for m in messages]
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

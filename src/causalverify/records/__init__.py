@@ -1,0 +1,45 @@
+"""The records that cross a boundary (process, disk, database), at the bottom of the layers.
+
+Every other package may import these; they import nothing of CausalVerify but ``families``.
+``cells`` is the per-cell record of a run (prompt, response, code, execution, extraction,
+scores) with the one prompt hash; ``execution`` is what running a script produced (status,
+output, limits, fit log); ``manifest`` is what the execution environment has installed.
+"""
+
+from __future__ import annotations
+
+from causalverify.records.cells import (
+    CellKey,
+    CellRecord,
+    CellStatus,
+    CodeRecord,
+    ExtractionCandidate,
+    ExtractionMethod,
+    ExtractionRecord,
+    Message,
+    ModelResponse,
+    ScoreRecord,
+    messages_sha256,
+)
+from causalverify.records.execution import ExecResult, ExecStatus, FitEntry, FitTerm, Limits
+from causalverify.records.manifest import Manifest
+
+__all__ = [
+    "CellKey",
+    "CellRecord",
+    "CellStatus",
+    "CodeRecord",
+    "ExecResult",
+    "ExecStatus",
+    "ExtractionCandidate",
+    "ExtractionMethod",
+    "ExtractionRecord",
+    "FitEntry",
+    "FitTerm",
+    "Limits",
+    "Manifest",
+    "Message",
+    "ModelResponse",
+    "ScoreRecord",
+    "messages_sha256",
+]

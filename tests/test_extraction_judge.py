@@ -22,7 +22,7 @@ class FakeProvider:
         self.calls: list[tuple[Sequence[Message], Any]] = []
 
     def complete(
-        self, messages: Sequence[Message], *, options: Any, context: Any = None
+        self, messages: Sequence[Message], *, options: Any, sample: int = 0
     ) -> ModelResponse:
         self.calls.append((messages, options))
         return self.response

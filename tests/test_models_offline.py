@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+import causalverify.models.reference
 import causalverify.reference
 from causalverify.errors import ProviderError
 from causalverify.models import CellContext, ModelOptions, get_provider
 from causalverify.models.replay import parse_replay_spec
-from causalverify.records import Message
+from causalverify.records import Message, ScenarioBrief
 from models_helpers import make_scenario
 
 MESSAGES = [Message(role="user", content="analyse this")]
@@ -20,7 +21,8 @@ OPTIONS = ModelOptions()
 
 
 def ctx(sid: str = "s01", language: str = "r") -> CellContext:
-    return CellContext(scenario=make_scenario(sid), language=language, protocol="paper")  # type: ignore[arg-type]
+    brief = ScenarioBrief.of(make_scenario(sid))
+    return CellContext(scenario=brief, language=language, protocol="paper")  # type: ignore[arg-type]
 
 
 def write_cached(folder: Path, sid: str, slug: str, **llm: object) -> Path:
@@ -57,7 +59,7 @@ def outputs(tmp_path: Path) -> Path:
 
 def test_replay_reads_published_format(outputs: Path):
     provider = get_provider(f"replay/{outputs}:gpt_4o")
-    response = provider.complete(MESSAGES, options=OPTIONS, context=ctx("s02"))
+    response = provider.answer(MESSAGES, options=OPTIONS, context=ctx("s02"))
     assert response.content == "answer s02 by gpt_4o"
     assert (response.input_tokens, response.output_tokens) == (900, 1500)
     assert response.cost_usd == 0.0 and response.error is None
@@ -67,25 +69,25 @@ def test_replay_reads_published_format(outputs: Path):
 
 def test_replay_stop_reasons_mark_truncation(outputs: Path):
     provider = get_provider(f"replay/{outputs}:claude_sonnet")
-    first = provider.complete(MESSAGES, options=OPTIONS, context=ctx("s01"))
-    second = provider.complete(MESSAGES, options=OPTIONS, context=ctx("s02"))
+    first = provider.answer(MESSAGES, options=OPTIONS, context=ctx("s01"))
+    second = provider.answer(MESSAGES, options=OPTIONS, context=ctx("s02"))
     assert first.truncated and first.content == "cut"
     assert second.truncated and second.stop_reason == "length"
 
 
 def test_replay_matches_scenario_numbers_across_padding(outputs: Path):
     provider = get_provider(f"replay/{outputs}:gpt_4o")
-    assert provider.complete(MESSAGES, options=OPTIONS, context=ctx("s001")).content == (
+    assert provider.answer(MESSAGES, options=OPTIONS, context=ctx("s001")).content == (
         "answer s01 by gpt_4o"
     )
-    assert provider.complete(MESSAGES, options=OPTIONS, context=ctx("s010")).content == (
+    assert provider.answer(MESSAGES, options=OPTIONS, context=ctx("s010")).content == (
         "answer s10 by gpt_4o"
     )
 
 
 def test_replay_missing_answer_is_a_cell_error(outputs: Path):
     provider = get_provider(f"replay/{outputs}:gpt_4o")
-    response = provider.complete(MESSAGES, options=OPTIONS, context=ctx("s03"))
+    response = provider.answer(MESSAGES, options=OPTIONS, context=ctx("s03"))
     assert response.content is None
     assert response.error == "no cached answer for s03"
 
@@ -93,7 +95,7 @@ def test_replay_missing_answer_is_a_cell_error(outputs: Path):
 def test_replay_unreadable_file_is_a_cell_error(outputs: Path):
     (outputs / "s05_gpt_4o.json").write_text("{broken")
     provider = get_provider(f"replay/{outputs}:gpt_4o")
-    response = provider.complete(MESSAGES, options=OPTIONS, context=ctx("s05"))
+    response = provider.answer(MESSAGES, options=OPTIONS, context=ctx("s05"))
     assert response.content is None
     assert response.error is not None and "s05_gpt_4o.json" in response.error
 
@@ -101,7 +103,7 @@ def test_replay_unreadable_file_is_a_cell_error(outputs: Path):
 def test_replay_infers_the_only_slug(tmp_path: Path):
     write_cached(tmp_path, "s07", "only_model")
     provider = get_provider(f"replay/{tmp_path}")
-    assert provider.complete(MESSAGES, options=OPTIONS, context=ctx("s07")).content == (
+    assert provider.answer(MESSAGES, options=OPTIONS, context=ctx("s07")).content == (
         "answer s07 by only_model"
     )
 
@@ -118,7 +120,7 @@ def test_replay_ambiguous_or_unknown_slug_is_a_setup_error(outputs: Path):
 def test_replay_needs_context(outputs: Path):
     provider = get_provider(f"replay/{outputs}:gpt_4o")
     with pytest.raises(ProviderError, match="context"):
-        provider.complete(MESSAGES, options=OPTIONS)
+        provider.answer(MESSAGES, options=OPTIONS, context=None)
 
 
 def test_parse_replay_spec(tmp_path: Path):
@@ -134,10 +136,12 @@ def fake_writer(agent, scenario, *, language, protocol):
 
 
 def test_reference_provider_calls_write_response(monkeypatch):
-    monkeypatch.setattr(causalverify.reference, "AGENTS", ("textbook", "naive"), raising=False)
-    monkeypatch.setattr(causalverify.reference, "write_response", fake_writer, raising=False)
+    monkeypatch.setattr(
+        causalverify.models.reference, "AGENTS", ("textbook", "naive"), raising=False
+    )
+    monkeypatch.setattr(causalverify.models.reference, "write_response", fake_writer, raising=False)
     provider = get_provider("reference/naive")
-    response = provider.complete(MESSAGES, options=OPTIONS, context=ctx("s04", "python"))
+    response = provider.answer(MESSAGES, options=OPTIONS, context=ctx("s04", "python"))
     assert response.content == "naive|s04|python|paper"
     assert (response.input_tokens, response.output_tokens, response.cost_usd) == (0, 0, 0.0)
     assert response.error is None and response.model == "reference/naive"
@@ -145,9 +149,7 @@ def test_reference_provider_calls_write_response(monkeypatch):
         again = list(
             pool.map(
                 lambda _: (
-                    provider.complete(
-                        MESSAGES, options=OPTIONS, context=ctx("s04", "python")
-                    ).content
+                    provider.answer(MESSAGES, options=OPTIONS, context=ctx("s04", "python")).content
                 ),
                 range(8),
             )
@@ -156,27 +158,29 @@ def test_reference_provider_calls_write_response(monkeypatch):
 
 
 def test_reference_provider_rejects_unknown_agent(monkeypatch):
-    monkeypatch.setattr(causalverify.reference, "AGENTS", ("textbook",), raising=False)
+    monkeypatch.setattr(causalverify.models.reference, "AGENTS", ("textbook",), raising=False)
     with pytest.raises(ProviderError, match="unknown reference agent 'genius'"):
         get_provider("reference/genius")
 
 
 def test_reference_provider_needs_context(monkeypatch):
-    monkeypatch.setattr(causalverify.reference, "AGENTS", ("textbook",), raising=False)
+    monkeypatch.setattr(causalverify.models.reference, "AGENTS", ("textbook",), raising=False)
     provider = get_provider("reference/textbook")
     with pytest.raises(ProviderError, match="context"):
-        provider.complete(MESSAGES, options=OPTIONS)
+        provider.answer(MESSAGES, options=OPTIONS, context=None)
 
 
 @pytest.mark.parametrize("language", ["r", "python"])
 def test_reference_panel_through_the_provider(language):
     """Every agent of the real panel answers through the provider, deterministically."""
     scenario = make_scenario("s003")
-    context = CellContext(scenario=scenario, language=language, protocol="default")
+    context = CellContext(
+        scenario=ScenarioBrief.of(scenario), language=language, protocol="default"
+    )
     for agent in causalverify.reference.AGENTS:
         provider = get_provider(f"reference/{agent}")
-        first = provider.complete(MESSAGES, options=OPTIONS, context=context)
-        second = provider.complete([], options=ModelOptions(temperature=1.0), context=context)
+        first = provider.answer(MESSAGES, options=OPTIONS, context=context)
+        second = provider.answer([], options=ModelOptions(temperature=1.0), context=context)
         expected = causalverify.reference.write_response(
             agent, scenario, language=language, protocol="default"
         )

@@ -12,7 +12,6 @@ import pytest
 
 from causalverify.errors import ProviderError
 from causalverify.models import (
-    CellContext,
     ModelOptions,
     PriceTable,
     ResponseCache,
@@ -259,14 +258,10 @@ def test_cache_prevents_a_second_call(server, sleeps, tmp_path: Path):
 
 
 def test_cache_key_separates_options_samples_and_messages(server, sleeps, tmp_path: Path):
-    from models_helpers import make_scenario
-
-    scenario = make_scenario()
     with ResponseCache(tmp_path / "c.sqlite") as cache:
         provider = make(server, sleeps, cache=cache)
         for sample in (0, 1, 0):
-            ctx = CellContext(scenario=scenario, language="r", protocol="default", sample=sample)
-            provider.complete(ask("q"), options=FAST, context=ctx)
+            provider.complete(ask("q"), options=FAST, sample=sample)
         provider.complete(
             ask("q"), options=ModelOptions(temperature=1.0, timeout_seconds=10.0, max_tokens=256)
         )

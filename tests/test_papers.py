@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from causalverify.errors import ProviderError, SuiteError
-from causalverify.models import ModelOptions, get_provider
+from causalverify.models import ModelOptions, ask, get_provider
 from causalverify.papers.heuristic import answer
 from causalverify.papers.labels import consensus, parse_vote
 from causalverify.papers.prompts import judge_messages, label_messages, paper_messages
@@ -18,6 +18,7 @@ from causalverify.papers.records import (
     default_corpus_path,
     load_papers,
 )
+from causalverify.papers.run import AskSettings, default_factory
 from causalverify.papers.scorers import (
     parse_judge_word,
     parse_structured,
@@ -194,22 +195,25 @@ def test_judge_word_parsing() -> None:
 # ---------------------------------------------------------------- offline reference model
 
 
-def test_reference_provider_answers_paper_prompts() -> None:
+def test_reference_agents_answer_paper_prompts() -> None:
     paper = load_papers()[0]
-    provider = get_provider("reference/textbook")
+    agent = default_factory(AskSettings())("reference/textbook")
     options = ModelOptions()
-    text = provider.complete(paper_messages(paper), options=options).content or ""
+    text = ask(agent, paper_messages(paper), options=options).content or ""
     headings = [h for h in split_sections(text)]
     assert len(headings) == 7 and headings[0].startswith("1. identification")
     assert parse_structured(text).method is not None
-    label = provider.complete(label_messages(paper), options=options).content
+    label = ask(agent, label_messages(paper), options=options).content
     assert parse_vote(label).method is not None
-    rid = provider.complete(paper_messages(paper, arm="rid"), options=options).content or ""
+    rid = ask(agent, paper_messages(paper, arm="rid"), options=options).content or ""
     assert "## 3. Falsification Gate" in rid
-    word = provider.complete(judge_messages(text, "method"), options=options).content
+    word = ask(agent, judge_messages(text, "method"), options=options).content
     assert word == score_s2(text).method
+    with pytest.raises(ProviderError, match="Experiment A prompts only"):
+        ask(agent, [Message(role="user", content="hello")], options=options)
+    # the Experiment B agent of the same name needs a cell and is not asked about papers
     with pytest.raises(ProviderError, match="cell context"):
-        provider.complete([Message(role="user", content="hello")], options=options)
+        ask(get_provider("reference/textbook"), paper_messages(paper), options=options)
 
 
 def test_heuristic_is_deterministic_and_agents_differ() -> None:

@@ -109,12 +109,12 @@ class FakeProvider:
         self.calls: list[tuple[str, str, int]] = []
         self.lock = threading.Lock()
 
-    def complete(
+    def answer(  # a fake model that answers per scenario: an offline agent
         self,
         messages: Sequence[Message],
         *,
         options: ModelOptions,
-        context: CellContext | None = None,
+        context: CellContext | None,
     ) -> ModelResponse:
         assert context is not None and options.max_tokens == 8192
         with self.lock:

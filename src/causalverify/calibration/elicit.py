@@ -23,13 +23,19 @@ from causalverify.calibration.prompts import (
     context_protocol,
 )
 from causalverify.errors import SetupError, SuiteError
-from causalverify.models import is_offline
-from causalverify.records import CellKey, CellRecord, Message, ModelResponse, messages_sha256
+from causalverify.models import CellContext, Model, ModelOptions, ask, is_offline
+from causalverify.records import (
+    CellKey,
+    CellRecord,
+    Message,
+    ModelResponse,
+    ScenarioBrief,
+    messages_sha256,
+)
 from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationProtocol, CalibrationRecord
 from causalverify.store.sqlite import RunStore, writer_lock
 
 if TYPE_CHECKING:
-    from causalverify.models.base import ModelOptions, Provider
     from causalverify.scenarios.model import Scenario
 
 #: calibration statuses a rerun asks again
@@ -47,7 +53,7 @@ class CalibrationConfig:
     run_dir
         A run folder with a run store.
     models
-        Provider specs to ask (each is shown its own answers); ``None``: every model of the run
+        Model specs to ask (each is shown its own answers); ``None``: every model of the run
         except ``replay/…`` ones, which hold answers only to Experiment B prompts.
     protocol
         The calibration prompt, ``"default"`` or ``"paper"``.
@@ -164,19 +170,17 @@ def record_from_response(
 
 
 def elicit(
-    task: _Task, provider: Provider, options: ModelOptions, protocol: CalibrationProtocol
+    task: _Task, provider: Model, options: ModelOptions, protocol: CalibrationProtocol
 ) -> CalibrationRecord:
     """Ask ``provider`` for its confidences in one stored answer."""
-    from causalverify.models.base import CellContext
-
     key = task.cell.key
     context = CellContext(
-        scenario=task.scenario,
+        scenario=ScenarioBrief.of(task.scenario),
         language=key.language,
         protocol=context_protocol(protocol),
         sample=key.sample,
     )
-    response = provider.complete(task.messages, options=options, context=context)
+    response = ask(provider, task.messages, options=options, context=context)
     return record_from_response(key, protocol, task.messages, response)
 
 
@@ -221,7 +225,6 @@ def _load_suite(meta: dict[str, Any], override: Path | None) -> Any:
 
 
 def _options(meta: dict[str, Any]) -> ModelOptions:
-    from causalverify.models.base import ModelOptions
 
     stored = meta.get("model_options") or {}
     return ModelOptions(
@@ -231,13 +234,13 @@ def _options(meta: dict[str, Any]) -> ModelOptions:
     )
 
 
-def _default_factory(config: CalibrationConfig, meta: dict[str, Any]) -> Callable[[str], Provider]:
+def _default_factory(config: CalibrationConfig, meta: dict[str, Any]) -> Callable[[str], Model]:
     from causalverify.models import ResponseCache, get_provider
 
     cache = ResponseCache(config.cache_path)
     base_url = config.base_url if config.base_url is not None else meta.get("base_url")
 
-    def make(spec: str) -> Provider:
+    def make(spec: str) -> Model:
         return get_provider(
             spec,
             base_url=base_url,
@@ -271,7 +274,7 @@ def _tasks(
 def calibrate_run(
     config: CalibrationConfig,
     *,
-    make_provider: Callable[[str], Provider] | None = None,
+    make_provider: Callable[[str], Model] | None = None,
     progress: Callable[[CalibrationProgress], None] | None = None,
 ) -> CalibrationSummary:
     """Elicit (or resume eliciting) confidences for a stored run.
@@ -371,11 +374,11 @@ class _Dispatch:
     def go(
         self,
         tasks: Iterator[_Task],
-        factory: Callable[[str], Provider],
+        factory: Callable[[str], Model],
         options: ModelOptions,
         config: CalibrationConfig,
     ) -> None:
-        providers: dict[str, Provider] = {}
+        providers: dict[str, Model] = {}
         pool = ThreadPoolExecutor(config.workers, "cv-calibrate")
         in_flight: set[Future[CalibrationRecord]] = set()
         try:

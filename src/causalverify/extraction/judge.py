@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
-from typing import Any, Protocol
 
 from causalverify.families import Family
-from causalverify.records import ExtractionRecord, Message, ModelResponse
+from causalverify.models import Model, ModelOptions, ask
+from causalverify.records import ExtractionRecord, Message
 
 #: characters kept from the code and from stdout (head and tail halves)
 MAX_CODE_CHARS = 12_000
@@ -43,14 +42,6 @@ SYSTEM = (
     'Answer with one JSON object and nothing else: {"effect": <number or null>, "rationale": '
     '"<one sentence naming the line you used>"}. Use null if no such estimate was printed.'
 )
-
-
-class _Provider(Protocol):
-    spec: str
-
-    def complete(
-        self, messages: Sequence[Message], *, options: Any, context: Any = None
-    ) -> ModelResponse: ...
 
 
 def _clip(text: str, limit: int) -> str:
@@ -130,9 +121,7 @@ def _effect_of(raw: object) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def judge_extract(
-    provider: _Provider, *, code: str, stdout: str, family: Family
-) -> ExtractionRecord:
+def judge_extract(provider: Model, *, code: str, stdout: str, family: Family) -> ExtractionRecord:
     """Ask ``provider`` (temperature 0) for the printed effect.
 
     Returns
@@ -141,11 +130,9 @@ def judge_extract(
         ``method="judge"``, ``rule`` ``"judge:<provider spec>"``; value None (with the reason as
         rationale) when the call failed or the answer could not be parsed.
     """
-    from causalverify.models import ModelOptions  # lazy: providers are optional
-
     options = ModelOptions(temperature=0.0, max_tokens=1024)
-    response = provider.complete(
-        judge_messages(code=code, stdout=stdout, family=family), options=options
+    response = ask(
+        provider, judge_messages(code=code, stdout=stdout, family=family), options=options
     )
     rule = f"judge:{provider.spec}"
     if response.error is not None:

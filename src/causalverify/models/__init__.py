@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from causalverify.errors import ProviderError
-from causalverify.models.base import CellContext, ModelOptions, Provider
+from causalverify.models.base import CellContext, Model, ModelOptions, OfflineAgent, Provider, ask
 from causalverify.models.cache import ResponseCache, default_cache_path
 from causalverify.models.pricing import DEFAULT_PRICES, Price, PriceTable, load_prices
 from causalverify.models.ratelimit import RateLimiter
@@ -26,13 +26,16 @@ __all__ = [
     "KINDS",
     "OFFLINE_KINDS",
     "CellContext",
+    "Model",
     "ModelOptions",
+    "OfflineAgent",
     "Price",
     "PriceTable",
     "Provider",
     "RateLimiter",
     "ResponseCache",
     "RetryPolicy",
+    "ask",
     "default_cache_path",
     "get_provider",
     "is_offline",
@@ -77,8 +80,9 @@ def get_provider(
     max_requests_per_minute: float | None = None,
     retry_policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
-) -> Provider:
-    """Create the provider named by ``spec``.
+) -> Model:
+    """Create the model named by ``spec``: a :class:`Provider` for API kinds, an
+    :class:`OfflineAgent` for ``replay`` and ``reference``. Ask it through :func:`ask`.
 
     Parameters
     ----------

@@ -11,7 +11,7 @@ from typing import Any
 
 import pydantic
 
-from causalverify.models.base import CellContext, ModelOptions
+from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
 from causalverify.models.retry import Failure, Retrier, RetryPolicy, parse_retry_after
@@ -150,9 +150,12 @@ class SdkProvider:
         messages: Sequence[Message],
         *,
         options: ModelOptions,
-        context: CellContext | None = None,
+        sample: int = 0,
     ) -> ModelResponse:
-        """Ask the model once (with retries); see :class:`~causalverify.models.base.Provider`."""
+        """Ask the model once (with retries); see :class:`~causalverify.models.base.Provider`.
+
+        ``sample`` only tells repeated answers apart in a cache; the request does not carry it.
+        """
         body = self._request(messages, options)
         start = time.monotonic()
         outcome = self._retrier.run(lambda: self._attempt(body), self.classify)

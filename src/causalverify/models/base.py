@@ -1,4 +1,5 @@
-"""The provider interface: options, cell context and the ``Provider`` protocol.
+"""The model interface: options, the ``Provider`` protocol (API models: messages and settings
+only), the ``OfflineAgent`` protocol (simulated models: also the cell context) and :func:`ask`.
 
 Every provider answers :meth:`Provider.complete` with a
 :class:`~causalverify.records.ModelResponse`. Transient failures that outlast the retries come
@@ -11,13 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from causalverify.families import Language
-from causalverify.records import Message, ModelResponse
-
-if TYPE_CHECKING:
-    from causalverify.scenarios.model import Scenario
+from causalverify.records import Message, ModelResponse, ScenarioBrief
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,14 +60,15 @@ class ModelOptions:
 
 @dataclass(frozen=True, kw_only=True)
 class CellContext:
-    """What a provider may know about the cell it answers for.
+    """What an offline agent may know about the cell it answers for: the scenario's brief (never
+    its true effect, parameters or canonical estimate), the language, the protocol and the
+    sample. Only :class:`OfflineAgent` ever receives it (see :func:`ask`).
 
-    API providers ignore it except for ``sample``, which enters the cache key so that repeated
-    samples of the same prompt are separate answers. Offline providers (``reference``, ``replay``)
-    need the scenario to produce or look up the answer.
+    ``protocol`` is the Experiment B protocol (``"default"``, ``"paper"``) or, for the calibration
+    arm, ``"calibration/<protocol>"``.
     """
 
-    scenario: Scenario
+    scenario: ScenarioBrief
     language: Language
     protocol: str
     sample: int = 0
@@ -77,16 +76,64 @@ class CellContext:
 
 @runtime_checkable
 class Provider(Protocol):
-    """A source of model answers; ``spec`` is the string it was created from."""
+    """A model behind an API: it receives the messages and the generation settings, nothing else.
+
+    ``sample`` numbers repeated answers to the same prompt (it enters the response-cache key);
+    ``spec`` is the string the provider was created from.
+    """
 
     spec: str
 
     def complete(
+        self, messages: Sequence[Message], *, options: ModelOptions, sample: int = 0
+    ) -> ModelResponse:
+        """Answer one chat conversation; thread-safe."""
+        ...
+
+
+@runtime_checkable
+class OfflineAgent(Protocol):
+    """An answerer that simulates a model without one (``reference/…``, ``replay/…``).
+
+    It gets the cell's :class:`CellContext` through :meth:`answer`, a channel that API providers
+    do not have; ``context`` is ``None`` for prompts that are not about a scenario.
+    """
+
+    spec: str
+
+    def answer(
         self,
         messages: Sequence[Message],
         *,
         options: ModelOptions,
-        context: CellContext | None = None,
+        context: CellContext | None,
     ) -> ModelResponse:
-        """Answer one chat conversation; thread-safe."""
+        """Answer one prompt; thread-safe."""
         ...
+
+
+#: what :func:`~causalverify.models.get_provider` returns
+Model = Provider | OfflineAgent
+
+
+def ask(
+    model: Model,
+    messages: Sequence[Message],
+    *,
+    options: ModelOptions,
+    context: CellContext | None = None,
+) -> ModelResponse:
+    """The one place a model is asked: an offline agent gets the cell context, an API provider
+    only the messages, the options and the sample number.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is neither a :class:`Provider` nor an :class:`OfflineAgent`.
+    """
+    if isinstance(model, OfflineAgent):
+        return model.answer(messages, options=options, context=context)
+    if isinstance(model, Provider):
+        sample = context.sample if context is not None else 0
+        return model.complete(messages, options=options, sample=sample)
+    raise TypeError(f"{model!r} is neither a provider nor an offline agent")

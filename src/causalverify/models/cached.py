@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from causalverify.models.base import CellContext, ModelOptions, Provider
+from causalverify.models.base import ModelOptions, Provider
 from causalverify.models.cache import ResponseCache, cache_key
 from causalverify.records import Message, ModelResponse
 
@@ -25,9 +25,7 @@ class CachedProvider:
         self._model = model
         self._base_url = base_url
 
-    def key(
-        self, messages: Sequence[Message], options: ModelOptions, context: CellContext | None
-    ) -> str:
+    def key(self, messages: Sequence[Message], options: ModelOptions, sample: int = 0) -> str:
         """The cache key of one call."""
         return cache_key(
             kind=self._kind,
@@ -35,7 +33,7 @@ class CachedProvider:
             base_url=self._base_url,
             messages=messages,
             options=options.cache_fields(),
-            sample=context.sample if context is not None else 0,
+            sample=sample,
         )
 
     def complete(
@@ -43,15 +41,15 @@ class CachedProvider:
         messages: Sequence[Message],
         *,
         options: ModelOptions,
-        context: CellContext | None = None,
+        sample: int = 0,
     ) -> ModelResponse:
         """Return the cached answer, or ask the wrapped provider and store a non-error answer."""
-        key = self.key(messages, options, context)
+        key = self.key(messages, options, sample)
         with self.cache.key_lock(key):
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
-            response = self.inner.complete(messages, options=options, context=context)
+            response = self.inner.complete(messages, options=options, sample=sample)
             self.cache.put(key, provider=self._kind, response=response)
             return response
 

@@ -1,27 +1,24 @@
-"""``reference/<agent>``: the offline reference panel as a provider (no network, zero cost)."""
+"""``reference/<agent>``: the offline reference panel as an offline agent (no network, no cost)."""
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Sequence
-from types import ModuleType
 
 from causalverify.errors import ProviderError
 from causalverify.models.base import CellContext, ModelOptions
 from causalverify.records import Message, ModelResponse
-
-
-def _reference_module() -> ModuleType:
-    return importlib.import_module("causalverify.reference")
+from causalverify.reference import AGENTS, write_confidence, write_response
 
 
 class ReferenceProvider:
-    """Answers with :func:`causalverify.reference.write_response` for the cell's scenario.
+    """Answers with :func:`causalverify.reference.write_response` for the cell's scenario brief.
 
     A calibration call (``context.protocol`` ``"calibration/<protocol>"``) is answered with
-    :func:`causalverify.reference.write_confidence` instead. An Experiment A prompt, sent
-    without a cell context, is answered by :func:`causalverify.papers.heuristic.answer`.
+    :func:`causalverify.reference.write_confidence` instead. The agent sees the scenario's brief
+    only (:class:`~causalverify.records.ScenarioBrief`: never the true effect or the canonical
+    estimate). Prompts that are not about a scenario (Experiment A) are answered by the papers
+    arm's own reference agents (:mod:`causalverify.papers.heuristic`).
 
     The answer depends only on (agent, scenario, language, protocol): the messages and options
     are not used. Tokens and cost are zero.
@@ -30,20 +27,19 @@ class ReferenceProvider:
     kind = "reference"
 
     def __init__(self, agent: str, *, spec: str) -> None:
-        agents = getattr(_reference_module(), "AGENTS", None)
-        if agents is not None and agent not in agents:
+        if agent not in AGENTS:
             raise ProviderError(
-                f"unknown reference agent {agent!r}; choose one of {', '.join(agents)}"
+                f"unknown reference agent {agent!r}; choose one of {', '.join(AGENTS)}"
             )
         self.agent = agent
         self.spec = spec
 
-    def complete(
+    def answer(
         self,
         messages: Sequence[Message],
         *,
         options: ModelOptions,
-        context: CellContext | None = None,
+        context: CellContext | None,
     ) -> ModelResponse:
         """Write the agent's answer for ``context.scenario``.
 
@@ -53,25 +49,26 @@ class ReferenceProvider:
             If no cell context is given (the agent needs the scenario).
         """
         if context is None:
-            # Experiment A prompts (papers, labels, RID, judge) carry the paper in the messages
-            paper_answer = importlib.import_module("causalverify.papers.heuristic").answer
-            content = paper_answer(self.agent, messages)
-            if content is not None:
-                return ModelResponse(content=content, stop_reason="stop", model=self.spec)
             raise ProviderError(
                 f"{self.spec} needs the cell context (scenario, language, protocol)"
             )
         start = time.monotonic()
-        module = _reference_module()
         kind, _, calibration_protocol = context.protocol.partition("/")
         # "calibration/<protocol>": the retrospective confidence prompt of the calibration arm
-        write = module.write_confidence if kind == "calibration" else module.write_response
-        content = write(
-            self.agent,
-            context.scenario,
-            language=context.language,
-            protocol=calibration_protocol if kind == "calibration" else context.protocol,
-        )
+        if kind == "calibration":
+            content = write_confidence(
+                self.agent,
+                context.scenario,
+                language=context.language,
+                protocol=calibration_protocol,  # type: ignore[arg-type]
+            )
+        else:
+            content = write_response(
+                self.agent,
+                context.scenario,
+                language=context.language,
+                protocol=context.protocol,  # type: ignore[arg-type]
+            )
         return ModelResponse(
             content=content,
             stop_reason="stop",

@@ -80,14 +80,15 @@ class ReplayProvider:
         number = _number(scenario_id)
         return self._by_number.get(number) if number is not None else None
 
-    def complete(
+    def answer(
         self,
         messages: Sequence[Message],
         *,
         options: ModelOptions,
-        context: CellContext | None = None,
+        context: CellContext | None,
     ) -> ModelResponse:
-        """The stored answer for ``context.scenario`` or a cell error if there is none."""
+        """The stored answer for ``context.scenario`` or a cell error if there is none (an
+        :class:`~causalverify.models.base.OfflineAgent`: it sees the scenario's id only)."""
         if context is None:
             raise ProviderError(f"{self.spec} needs the cell context to find the scenario")
         start = time.monotonic()

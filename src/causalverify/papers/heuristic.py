@@ -27,10 +27,12 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from causalverify.errors import ProviderError
 from causalverify.papers.prompts import PromptKind, prompt_kind
 from causalverify.papers.records import METHODS, Direction, MethodLabel
 from causalverify.papers.scorers import score_s1, score_s2
-from causalverify.records import Message
+from causalverify.records import Message, ModelResponse
+from causalverify.reference import AGENTS
 
 _I: Final[int] = re.IGNORECASE
 
@@ -267,3 +269,28 @@ def answer(agent: str, messages: Sequence[Message]) -> str | None:
     if kind == "label":
         return label_answer(agent, user)
     return judge_answer(kind, user.removeprefix("Answer to grade:\n\n"))
+
+
+class PaperAgent:
+    """A reference agent (``reference/<agent>``) answering Experiment A prompts offline.
+
+    It reads the paper from the prompt itself (:func:`answer`), so it needs no cell context;
+    any other prompt is a :class:`~causalverify.errors.ProviderError`.
+    """
+
+    def __init__(self, agent: str, *, spec: str) -> None:
+        if agent not in AGENTS:
+            raise ProviderError(
+                f"unknown reference agent {agent!r}; choose one of {', '.join(AGENTS)}"
+            )
+        self.agent = agent
+        self.spec = spec
+
+    def answer(
+        self, messages: Sequence[Message], *, options: object, context: object
+    ) -> ModelResponse:
+        """The agent's answer to an Experiment A prompt (papers, labels, RID, judge)."""
+        content = answer(self.agent, messages)
+        if content is None:
+            raise ProviderError(f"{self.spec} answers Experiment A prompts only")
+        return ModelResponse(content=content, stop_reason="stop", model=self.spec)

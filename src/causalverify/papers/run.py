@@ -15,12 +15,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from causalverify.errors import SetupError
-from causalverify.models import is_offline
+from causalverify.models import Model, ModelOptions, ResponseCache, ask, get_provider, is_offline
+from causalverify.papers.heuristic import PaperAgent
 from causalverify.papers.prompts import (
     Arm,
     Layer,
@@ -34,10 +35,7 @@ from causalverify.records import Message, ModelResponse, messages_sha256
 from causalverify.sampling import evenly
 from causalverify.store.sqlite import writer_lock
 
-if TYPE_CHECKING:
-    from causalverify.models.base import ModelOptions, Provider
-
-ProviderFactory = Callable[[str], "Provider"]
+ProviderFactory = Callable[[str], Model]
 
 
 @dataclass(frozen=True)
@@ -106,12 +104,14 @@ class AskSettings:
 
 
 def default_factory(settings: AskSettings) -> ProviderFactory:
-    """Providers from :func:`causalverify.models.get_provider`, with the response cache."""
-    from causalverify.models import ResponseCache, get_provider
-
+    """Models from :func:`causalverify.models.get_provider`, with the response cache; a
+    ``reference/<agent>`` spec is the agent's Experiment A answerer (:class:`PaperAgent`)."""
     cache = ResponseCache(settings.cache_path)
 
-    def make(spec: str) -> Provider:
+    def make(spec: str) -> Model:
+        kind, _, agent = spec.strip().partition("/")
+        if kind == "reference":
+            return PaperAgent(agent, spec=spec)
         return get_provider(
             spec,
             base_url=settings.base_url,
@@ -122,8 +122,8 @@ def default_factory(settings: AskSettings) -> ProviderFactory:
     return make
 
 
-def _call(job: Job, provider: Provider, options: ModelOptions) -> tuple[Job, Exchange]:
-    response: ModelResponse = provider.complete(job.messages, options=options, context=None)
+def _call(job: Job, provider: Model, options: ModelOptions) -> tuple[Job, Exchange]:
+    response: ModelResponse = ask(provider, job.messages, options=options)
     exchange = Exchange(
         prompt=job.messages,
         prompt_sha256=messages_sha256(job.messages),
@@ -143,7 +143,6 @@ def ask_all(
     ProviderError, SetupError
         If a provider cannot be created or fails for good; rows stored so far are kept.
     """
-    from causalverify.models.base import ModelOptions
 
     options = settings.options or ModelOptions()
     statuses = {t: store.statuses(t) for t in {j.table for j in jobs}}
@@ -155,7 +154,7 @@ def ask_all(
     emit = _emitter(settings, task, len(jobs))
     emit("start", skipped, counts)
     factory = settings.make_provider or (default_factory(settings) if todo else None)
-    providers: dict[str, Provider] = {}
+    providers: dict[str, Model] = {}
     requests, cost, asked = 0, 0.0, 0
     with ThreadPoolExecutor(settings.workers, "cv-papers") as pool:
         in_flight: set[Future[tuple[Job, Exchange]]] = set()
@@ -237,7 +236,7 @@ def run_papers(
     run_dir
         The run folder; ``papers.sqlite`` is created in it.
     models
-        Provider specs.
+        Model specs.
     arm
         ``"standard"`` (seven sections) or ``"rid"`` (pre-commitment).
     paper_ids

@@ -8,6 +8,7 @@ output, limits, fit log); ``manifest`` is what the execution environment has ins
 
 from __future__ import annotations
 
+from causalverify.records.brief import ScenarioBrief, ScenarioFacts
 from causalverify.records.cells import (
     CellKey,
     CellRecord,
@@ -40,6 +41,8 @@ __all__ = [
     "Manifest",
     "Message",
     "ModelResponse",
+    "ScenarioBrief",
+    "ScenarioFacts",
     "ScoreRecord",
     "messages_sha256",
 ]

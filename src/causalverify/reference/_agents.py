@@ -29,9 +29,9 @@ from typing import Final, Literal
 
 from causalverify.errors import SetupError
 from causalverify.families import Language
+from causalverify.records import ScenarioFacts
 from causalverify.reference import _text
 from causalverify.reference._code import Variant, assemble, code_pieces
-from causalverify.scenarios.model import Scenario
 
 AGENTS: Final[tuple[str, ...]] = (
     "textbook",
@@ -85,7 +85,7 @@ def fragile_fault(scenario_id: str) -> FragileFault | None:
 
 def write_response(
     agent: str,
-    scenario: Scenario,
+    scenario: ScenarioFacts,
     *,
     language: Language,
     protocol: Literal["paper", "default"],
@@ -150,7 +150,7 @@ def agent_variant(agent: str, scenario_id: str) -> Variant:
 
 
 def _script(
-    agent: str, scenario: Scenario, language: Language, protocol: Literal["paper", "default"]
+    agent: str, scenario: ScenarioFacts, language: Language, protocol: Literal["paper", "default"]
 ) -> str:
     pieces, reporter = code_pieces(language, scenario.family)
     cutoff = scenario.facts.get("cutoff", 0.5)

@@ -32,8 +32,8 @@ from typing import Final, Literal
 
 from causalverify.errors import SetupError
 from causalverify.families import Language
+from causalverify.records import ScenarioFacts
 from causalverify.reference._agents import AGENTS, fragile_fault
-from causalverify.scenarios.model import Scenario
 
 #: base (method, specification, numerical) confidence of each agent
 BASE: Final[dict[str, tuple[float, float, float]]] = {
@@ -58,7 +58,11 @@ def _jitter(agent: str, scenario_id: str, language: str, slot: int) -> float:
 
 
 def agent_confidences(
-    agent: str, scenario: Scenario, *, language: Language, protocol: Literal["paper", "default"]
+    agent: str,
+    scenario: ScenarioFacts,
+    *,
+    language: Language,
+    protocol: Literal["paper", "default"],
 ) -> tuple[float, float, float]:
     """The (method, specification, numerical) confidences an agent states, in [0, 1].
 
@@ -82,7 +86,11 @@ def agent_confidences(
 
 
 def write_confidence(
-    agent: str, scenario: Scenario, *, language: Language, protocol: Literal["paper", "default"]
+    agent: str,
+    scenario: ScenarioFacts,
+    *,
+    language: Language,
+    protocol: Literal["paper", "default"],
 ) -> str:
     """Write a reference agent's answer to the calibration prompt.
 

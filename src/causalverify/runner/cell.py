@@ -12,11 +12,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from causalverify.errors import SandboxUnavailableError
-from causalverify.records import CellKey, CellRecord, CellStatus, CodeRecord, ModelResponse
+from causalverify.models import CellContext, Model, ModelOptions, ask
+from causalverify.records import (
+    CellKey,
+    CellRecord,
+    CellStatus,
+    CodeRecord,
+    ModelResponse,
+    ScenarioBrief,
+)
 from causalverify.sandbox.base import ExecResult
 
 if TYPE_CHECKING:
-    from causalverify.models.base import ModelOptions, Provider
     from causalverify.runner.config import RunConfig
     from causalverify.runner.stages import Rendered, Stages
     from causalverify.scenarios.model import Scenario
@@ -52,12 +59,14 @@ class Answered:
     seconds: float
 
 
-def answer(task: CellTask, provider: Provider, options: ModelOptions) -> Answered:
-    """Ask ``provider`` for the cell's answer (transient failures come back as an error response)."""
-    from causalverify.models.base import CellContext
+def answer(task: CellTask, provider: Model, options: ModelOptions) -> Answered:
+    """Ask ``provider`` for the cell's answer (transient failures come back as an error response).
 
+    An API provider gets the messages and options only; an offline agent also the cell context,
+    whose scenario is the answer-free brief.
+    """
     context = CellContext(
-        scenario=task.scenario,
+        scenario=ScenarioBrief.of(task.scenario),
         language=task.key.language,
         protocol=task.protocol,
         sample=task.key.sample,
@@ -65,12 +74,12 @@ def answer(task: CellTask, provider: Provider, options: ModelOptions) -> Answere
     if options.seed is not None and task.key.sample:  # sample k asks with seed + k
         options = dataclasses.replace(options, seed=options.seed + task.key.sample)
     start = time.perf_counter()
-    response = provider.complete(list(task.prompt.messages), options=options, context=context)
+    response = ask(provider, list(task.prompt.messages), options=options, context=context)
     return Answered(task, response, time.perf_counter() - start)
 
 
 def execute(
-    answered: Answered, stages: Stages, config: RunConfig, judge: Provider | None = None
+    answered: Answered, stages: Stages, config: RunConfig, judge: Model | None = None
 ) -> CellRecord:
     """Extract, parse-check, run and score an answered cell; return its final record.
 
@@ -149,7 +158,7 @@ def _base_record(
     )
 
 
-def _judge(record: CellRecord, stages: Stages, judge: Provider | None) -> CellRecord:
+def _judge(record: CellRecord, stages: Stages, judge: Model | None) -> CellRecord:
     """Ask the judge for the estimate when a judge is configured."""
     if judge is None or stages.judge_extract is None:
         return record

@@ -32,7 +32,7 @@ from causalverify.runner.summary import (
 from causalverify.store.sqlite import STORE_FILE, RunStore, writer_lock
 
 if TYPE_CHECKING:
-    from causalverify.models.base import ModelOptions, Provider
+    from causalverify.models.base import Model, ModelOptions
     from causalverify.scenarios.model import Scenario
 
 #: statuses a rerun computes again (everything else is final)
@@ -193,7 +193,7 @@ class _Dispatcher:
         tasks: Iterator[CellTask],
         n_tasks: int,
         executor: Executor | None,
-        providers: dict[str, Provider],
+        providers: dict[str, Model],
     ) -> None:
         self._emit("start")
         if n_tasks:
@@ -212,8 +212,8 @@ class _Dispatcher:
     def _loop(
         self,
         tasks: Iterator[CellTask],
-        providers: dict[str, Provider],
-        judge: Provider | None,
+        providers: dict[str, Model],
+        judge: Model | None,
         pool: Executor,
         models: ThreadPoolExecutor,
     ) -> None:
@@ -251,7 +251,7 @@ class _Dispatcher:
             self.output_tokens += response.output_tokens
         self._emit("cell", record)
 
-    def _judge_provider(self) -> Provider | None:
+    def _judge_provider(self) -> Model | None:
         if self.config.extractor == "deterministic" or self.config.judge_model is None:
             return None
         return self.stages.make_provider(self.config.judge_model)
@@ -282,7 +282,7 @@ def _model_options(config: RunConfig) -> ModelOptions:
     )
 
 
-def _close(provider: Provider) -> None:
+def _close(provider: Model) -> None:
     closer = getattr(provider, "close", None)
     if callable(closer):
         closer()

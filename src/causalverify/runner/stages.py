@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from causalverify.families import Family
-    from causalverify.models.base import Provider
+    from causalverify.models.base import Model
     from causalverify.records import Manifest
     from causalverify.runner.config import RunConfig
     from causalverify.scenarios.model import Scenario
@@ -81,7 +81,7 @@ class RescoreFn(Protocol):
 
 class JudgeFn(Protocol):
     def __call__(
-        self, provider: Provider, *, code: str, stdout: str, family: Family
+        self, provider: Model, *, code: str, stdout: str, family: Family
     ) -> ExtractionRecord: ...
 
 
@@ -90,7 +90,7 @@ class Stages:
     """The collaborators of a run."""
 
     render: RenderFn
-    make_provider: Callable[[str], Provider]
+    make_provider: Callable[[str], Model]
     sandbox: Sandbox
     extract_code: ExtractCodeFn
     check_parses: Callable[[str, Language, Sandbox], ParseCheckLike]
@@ -118,7 +118,7 @@ def default_stages(config: RunConfig) -> Stages:
     sandbox = get_sandbox(unsafe=config.unsafe)
     cache = ResponseCache(config.cache_path)
 
-    def make_provider(spec: str) -> Provider:
+    def make_provider(spec: str) -> Model:
         return get_provider(
             spec,
             base_url=config.base_url,

@@ -19,7 +19,9 @@ EXPECTED = hashlib.sha256(
 class Echo:
     """A provider that answers with a fixed text."""
 
-    def complete(self, messages: object, *, options: object, context: object) -> ModelResponse:
+    spec = "openai/echo"
+
+    def complete(self, messages: object, *, options: object, sample: int = 0) -> ModelResponse:
         return ModelResponse(content="fine")
 
 
@@ -29,5 +31,6 @@ def test_one_prompt_hash_for_experiment_b_calibration_and_experiment_a() -> None
     key = CellKey(scenario_id="s001", model="m", language="r")
     calibration = record_from_response(key, "default", MESSAGES, ModelResponse(content="x"))
     assert calibration.prompt_sha256 == EXPECTED
-    _, exchange = _call(Job("answers", ("p", "m", "standard"), "m", MESSAGES), Echo(), None)  # type: ignore[arg-type]
+    job = Job("answers", ("p", "m", "standard"), "m", MESSAGES)
+    _, exchange = _call(job, Echo(), options=None)  # type: ignore[arg-type]
     assert exchange.prompt_sha256 == EXPECTED

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from causalverify.calibration import metrics
+from causalverify.store import RunStore, cells_frame
 from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationRecord
 
 SCHEMA: Final[str] = "causalverify.calibration/1"
@@ -65,8 +66,6 @@ def calibration_frame(cells: pd.DataFrame, records: Iterable[CalibrationRecord])
 
 def load_calibration(run_dir: Path) -> pd.DataFrame | None:
     """The calibration frame of a stored run, or None when the run holds no calibration rows."""
-    from causalverify.store import RunStore, cells_frame
-
     with RunStore.open(run_dir) as store:
         records = list(store.iter_calibration())
         if not records:

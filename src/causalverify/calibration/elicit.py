@@ -9,21 +9,18 @@ stopped. Rows with status ``api_error`` are asked again on the next run; all oth
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from causalverify.calibration.parse import parse_confidences
-from causalverify.calibration.prompts import (
-    calibration_messages,
-    context_protocol,
-)
+from causalverify.calibration.prompts import calibration_messages, context_protocol
 from causalverify.errors import SetupError, SuiteError
-from causalverify.models import CellContext, Model, ModelOptions, ask, is_offline
+from causalverify.models import CellContext, Model, ModelOptions, ask
 from causalverify.records import (
     CellKey,
     CellRecord,
@@ -32,14 +29,15 @@ from causalverify.records import (
     ScenarioBrief,
     messages_sha256,
 )
+from causalverify.runner.engine import Engine, Job, Tally, is_pending, model_factory
+from causalverify.runner.meta import suite_fingerprint
+from causalverify.runner.suite import balanced_subset
+from causalverify.scenarios import load_suite
 from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationProtocol, CalibrationRecord
 from causalverify.store.sqlite import RunStore, writer_lock
 
 if TYPE_CHECKING:
     from causalverify.scenarios.model import Scenario
-
-#: calibration statuses a rerun asks again
-RETRY_STATUSES: frozenset[str] = frozenset({"api_error"})
 
 ProgressKind = Literal["start", "row", "done"]
 
@@ -65,6 +63,8 @@ class CalibrationConfig:
         The response cache; ``None`` uses the user-wide default cache.
     max_requests_per_minute
         Client-side rate limit for API providers.
+    prices
+        Token price overrides (as ``run --prices``), for the cost of API answers.
     suite_dir
         The run's suite folder, when it has moved since the run (default: the recorded path).
     command_line
@@ -81,6 +81,7 @@ class CalibrationConfig:
     base_url: str | None = None
     cache_path: Path | None = None
     max_requests_per_minute: float | None = None
+    prices: dict[str, Any] | None = None
     suite_dir: Path | None = None
     command_line: tuple[str, ...] = ()
     limit: int | None = None
@@ -184,6 +185,12 @@ def elicit(
     return record_from_response(key, protocol, task.messages, response)
 
 
+def _elicit(
+    task: _Task, model: Model, *, options: ModelOptions, protocol: CalibrationProtocol
+) -> CalibrationRecord:
+    return elicit(task, model, options, protocol)
+
+
 def select_models(run_models: Sequence[str], wanted: Sequence[str] | None) -> tuple[str, ...]:
     """The models to ask: ``wanted`` (each must be in the run) or the run's non-replay models.
 
@@ -210,9 +217,6 @@ def select_models(run_models: Sequence[str], wanted: Sequence[str] | None) -> tu
 
 
 def _load_suite(meta: dict[str, Any], override: Path | None) -> Any:
-    from causalverify.runner.meta import suite_fingerprint
-    from causalverify.scenarios import load_suite
-
     folder = override if override is not None else Path(str(meta.get("suite_path", "")))
     if not (folder / "suite.json").is_file():
         raise SuiteError(f"the run's suite is not at {folder}; pass its folder with --suite")
@@ -235,20 +239,14 @@ def _options(meta: dict[str, Any]) -> ModelOptions:
 
 
 def _default_factory(config: CalibrationConfig, meta: dict[str, Any]) -> Callable[[str], Model]:
-    from causalverify.models import ResponseCache, get_provider
-
-    cache = ResponseCache(config.cache_path)
-    base_url = config.base_url if config.base_url is not None else meta.get("base_url")
-
-    def make(spec: str) -> Model:
-        return get_provider(
-            spec,
-            base_url=base_url,
-            cache=cache,
-            max_requests_per_minute=config.max_requests_per_minute,
-        )
-
-    return make
+    """The run's models as the run made them (its server, prices and cache), unless the config
+    names another server."""
+    return model_factory(
+        base_url=config.base_url if config.base_url is not None else meta.get("base_url"),
+        cache_path=config.cache_path,
+        prices=config.prices,
+        max_requests_per_minute=config.max_requests_per_minute,
+    )
 
 
 def _tasks(
@@ -304,8 +302,6 @@ def calibrate_run(
         models = select_models(list(meta.get("models", [])), config.models)
         cells = [c for c in store.iter_cells() if c.key.model in models]
         if config.limit is not None:
-            from causalverify.runner.suite import balanced_subset
-
             scenarios = _load_suite(meta, config.suite_dir).scenarios
             kept = {s.id for s in balanced_subset(scenarios, config.limit)}
             cells = [c for c in cells if c.key.scenario_id in kept]
@@ -313,7 +309,7 @@ def calibrate_run(
             c for c in cells if c.response is not None and (c.response.content or "").strip()
         ]
         stored = store.calibration_statuses(config.protocol)
-        todo = [c for c in eligible if stored.get(c.key.as_tuple(), "api_error") in RETRY_STATUSES]
+        todo = [c for c in eligible if is_pending(stored, c.key.as_tuple())]
         pending = {c.key.as_tuple() for c in todo}
         skipped = Counter(
             stored[c.key.as_tuple()] for c in eligible if c.key.as_tuple() not in pending
@@ -335,8 +331,8 @@ def calibrate_run(
         skipped=sum(skipped.values()),
         computed=run.computed,
         not_eligible=len(cells) - len(eligible),
-        requests=run.requests,
-        cost_usd=run.cost_usd,
+        requests=run.tally.requests,
+        cost_usd=run.tally.cost_usd,
         counts=dict(sorted(run.counts.items())),
         wall_seconds=time.perf_counter() - started,
     )
@@ -355,7 +351,7 @@ def _meta_entry(
 
 
 class _Dispatch:
-    """Keeps a bounded number of calls in flight and stores each row as it arrives."""
+    """Feeds the calibration prompts to the engine and stores each row as it arrives."""
 
     def __init__(
         self,
@@ -368,8 +364,8 @@ class _Dispatch:
         self.store, self.progress, self.total = store, progress, total
         self.skipped = sum(skipped.values())
         self.counts: Counter[str] = Counter(skipped)
-        self.computed = self.requests = 0
-        self.cost_usd = 0.0
+        self.computed = 0
+        self.tally = Tally()
 
     def go(
         self,
@@ -378,41 +374,17 @@ class _Dispatch:
         options: ModelOptions,
         config: CalibrationConfig,
     ) -> None:
-        providers: dict[str, Model] = {}
-        pool = ThreadPoolExecutor(config.workers, "cv-calibrate")
-        in_flight: set[Future[CalibrationRecord]] = set()
-        try:
-            for task in tasks:
-                model = task.cell.key.model
-                if model not in providers:
-                    providers[model] = factory(model)
-                in_flight.add(pool.submit(elicit, task, providers[model], options, config.protocol))
-                if len(in_flight) >= 2 * config.workers:
-                    in_flight = self._drain(in_flight, FIRST_COMPLETED)
-            self._drain(in_flight, "ALL_COMPLETED")
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            for provider in providers.values():
-                closer = getattr(provider, "close", None)
-                if callable(closer):
-                    closer()
-
-    def _drain(
-        self, in_flight: set[Future[CalibrationRecord]], when: str
-    ) -> set[Future[CalibrationRecord]]:
-        finished, pending = wait(in_flight, return_when=when)
-        for future in finished:
-            self._finish(future.result())  # a setup error stops; stored rows are kept
-        return set(pending)
+        protocol = config.protocol
+        elicit_one = functools.partial(_elicit, options=options, protocol=protocol)
+        jobs = (Job(t.cell.key.model, functools.partial(elicit_one, t)) for t in tasks)
+        with Engine(factory, concurrency=config.workers, name="cv-calibrate") as engine:
+            engine.run(jobs, self._finish)
 
     def _finish(self, record: CalibrationRecord) -> None:
         self.store.put_calibration(record)
         self.computed += 1
         self.counts[record.status] += 1
-        response = record.response
-        if response is not None and not response.cached and response.error is None:
-            self.requests += int(not is_offline(record.key.model))
-            self.cost_usd += response.cost_usd
+        self.tally.add(record.key.model, record.response)
         self.emit("row", record)
 
     def emit(self, kind: ProgressKind, record: CalibrationRecord | None = None) -> None:

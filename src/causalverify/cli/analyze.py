@@ -21,8 +21,8 @@ def _print_tables(summary: dict[str, Any]) -> None:
 
     from causalverify.cli._tables import print_legend, print_table, short_names
     from causalverify.report import incomplete_banner
+    from causalverify.report._catalog import all_tables
     from causalverify.report._render import settings_line
-    from causalverify.report._tables import all_tables
 
     console = Console()
     banner = incomplete_banner(summary)

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from causalverify.errors import ProviderError
+from causalverify.models.anthropic_provider import AnthropicProvider
 from causalverify.models.base import CellContext, Model, ModelOptions, OfflineAgent, Provider, ask
 from causalverify.models.cache import ResponseCache, default_cache_path
+from causalverify.models.cached import CachedProvider
+from causalverify.models.openai_provider import OpenAIProvider
 from causalverify.models.pricing import DEFAULT_PRICES, Price, PriceTable, load_prices
 from causalverify.models.ratelimit import RateLimiter
+from causalverify.models.reference import ReferenceProvider
+from causalverify.models.replay import ReplayProvider, parse_replay_spec
 from causalverify.models.retry import RetryPolicy
-
-if TYPE_CHECKING:
-    from causalverify.models._sdk import SdkProvider
 
 __all__ = [
     "DEFAULT_PRICES",
@@ -111,12 +113,8 @@ def get_provider(
     """
     kind, rest = parse_spec(spec)
     if kind == "reference":
-        from causalverify.models.reference import ReferenceProvider
-
         return ReferenceProvider(rest, spec=spec)
     if kind == "replay":
-        from causalverify.models.replay import ReplayProvider, parse_replay_spec
-
         folder, slug = parse_replay_spec(rest)
         return ReplayProvider(folder, spec=spec, slug=slug)
     table = prices if isinstance(prices, PriceTable) else PriceTable(prices)
@@ -124,7 +122,6 @@ def get_provider(
     provider = _api_provider(kind, rest, spec, base_url, table, limiter, retry_policy, sleep)
     if cache is None:
         return provider
-    from causalverify.models.cached import CachedProvider
 
     return CachedProvider(
         provider, cache, kind=kind, model=rest, base_url=getattr(provider, "base_url", None)
@@ -141,15 +138,9 @@ def _api_provider(
     retry_policy: RetryPolicy | None,
     sleep: Callable[[float], None],
 ) -> Provider:
-    provider_class: type[SdkProvider]
-    if kind == "openai":
-        from causalverify.models.openai_provider import OpenAIProvider
-
-        provider_class = OpenAIProvider
-    else:
-        from causalverify.models.anthropic_provider import AnthropicProvider
-
-        provider_class = AnthropicProvider
+    provider_class: type[OpenAIProvider | AnthropicProvider] = (
+        OpenAIProvider if kind == "openai" else AnthropicProvider
+    )
     return provider_class(
         model,
         spec=spec,

@@ -18,9 +18,10 @@ import pandas as pd
 from causalverify.analysis import kendall_spearman, proportion
 from causalverify.papers.labels import consensus, parse_vote
 from causalverify.papers.records import PaperRecord
+from causalverify.papers.run import corpus_for
 from causalverify.papers.scorers import SCORERS, TEXT_SCORERS, Scorer, parse_judge_word, score_text
 from causalverify.papers.stats import mcnemar_exact
-from causalverify.papers.store import Exchange, PaperStore
+from causalverify.papers.store import FILENAME, Exchange, PaperStore
 
 DEFAULT_SCORER: Final[Scorer] = "S2"
 LAYERS: Final[dict[str, str]] = {"L3": "method", "L4": "direction"}
@@ -39,9 +40,6 @@ class Results:
 
 def load_results(run_dir: Path) -> Results | None:
     """The stored Experiment A results of ``run_dir``, or ``None`` if it has none."""
-    from causalverify.papers.run import corpus_for
-    from causalverify.papers.store import FILENAME
-
     if not (Path(run_dir) / FILENAME).is_file():
         return None
     with PaperStore.open(run_dir) as store:

@@ -8,10 +8,10 @@ arrives, so an interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,18 +20,14 @@ from typing import Any, Literal
 import numpy as np
 
 from causalverify.errors import SetupError
-from causalverify.models import Model, ModelOptions, ResponseCache, ask, get_provider, is_offline
+from causalverify.models import Model, ModelOptions, ask
 from causalverify.papers.heuristic import PaperAgent
-from causalverify.papers.prompts import (
-    Arm,
-    Layer,
-    judge_messages,
-    label_messages,
-    paper_messages,
-)
+from causalverify.papers.prompts import Arm, Layer, judge_messages, label_messages, paper_messages
 from causalverify.papers.records import PaperRecord, default_corpus_path, load_papers
-from causalverify.papers.store import RETRY, Exchange, PaperStore, Table, status_of
+from causalverify.papers.store import Exchange, PaperStore, Table
 from causalverify.records import Message, ModelResponse, messages_sha256
+from causalverify.runner.engine import Engine, Tally, answer_status, is_pending, model_factory
+from causalverify.runner.engine import Job as EngineJob
 from causalverify.sampling import evenly
 from causalverify.store.sqlite import writer_lock
 
@@ -86,6 +82,8 @@ class AskSettings:
         The response cache (``None``: the user-wide default).
     max_requests_per_minute
         Client-side rate limit for API providers.
+    prices
+        Token price overrides (as ``run --prices``), for the cost of API answers.
     options
         Generation options (``None``: the defaults).
     make_provider
@@ -98,6 +96,7 @@ class AskSettings:
     base_url: str | None = None
     cache_path: Path | None = None
     max_requests_per_minute: float | None = None
+    prices: dict[str, Any] | None = None
     options: ModelOptions | None = None
     make_provider: ProviderFactory | None = None
     progress: Callable[[Progress], None] | None = None
@@ -106,29 +105,29 @@ class AskSettings:
 def default_factory(settings: AskSettings) -> ProviderFactory:
     """Models from :func:`causalverify.models.get_provider`, with the response cache; a
     ``reference/<agent>`` spec is the agent's Experiment A answerer (:class:`PaperAgent`)."""
-    cache = ResponseCache(settings.cache_path)
+    models = model_factory(
+        base_url=settings.base_url,
+        cache_path=settings.cache_path,
+        prices=settings.prices,
+        max_requests_per_minute=settings.max_requests_per_minute,
+    )
 
     def make(spec: str) -> Model:
         kind, _, agent = spec.strip().partition("/")
         if kind == "reference":
             return PaperAgent(agent, spec=spec)
-        return get_provider(
-            spec,
-            base_url=settings.base_url,
-            cache=cache,
-            max_requests_per_minute=settings.max_requests_per_minute,
-        )
+        return models(spec)
 
     return make
 
 
-def _call(job: Job, provider: Model, options: ModelOptions) -> tuple[Job, Exchange]:
+def _call(job: Job, provider: Model, *, options: ModelOptions) -> tuple[Job, Exchange]:
     response: ModelResponse = ask(provider, job.messages, options=options)
     exchange = Exchange(
         prompt=job.messages,
         prompt_sha256=messages_sha256(job.messages),
         response=response,
-        status=status_of(response),
+        status=answer_status(response),
     )
     return job, exchange
 
@@ -136,51 +135,48 @@ def _call(job: Job, provider: Model, options: ModelOptions) -> tuple[Job, Exchan
 def ask_all(
     store: PaperStore, jobs: Sequence[Job], *, task: str, settings: AskSettings
 ) -> AskSummary:
-    """Ask every job not yet answered (or answered with an API error) and store the answers.
+    """Ask every job not yet answered (or answered with an API error) and store the answers,
+    through the dispatch engine.
 
     Raises
     ------
     ProviderError, SetupError
         If a provider cannot be created or fails for good; rows stored so far are kept.
     """
-
     options = settings.options or ModelOptions()
     statuses = {t: store.statuses(t) for t in {j.table for j in jobs}}
-    todo = [j for j in jobs if statuses[j.table].get(j.key, "api_error") in RETRY]
+    todo = [j for j in jobs if is_pending(statuses[j.table], j.key)]
     counts: Counter[str] = Counter(
-        statuses[j.table][j.key] for j in jobs if statuses[j.table].get(j.key) not in (None, *RETRY)
+        statuses[j.table][j.key] for j in jobs if not is_pending(statuses[j.table], j.key)
     )
     skipped = len(jobs) - len(todo)
     emit = _emitter(settings, task, len(jobs))
     emit("start", skipped, counts)
     factory = settings.make_provider or (default_factory(settings) if todo else None)
-    providers: dict[str, Model] = {}
-    requests, cost, asked = 0, 0.0, 0
-    with ThreadPoolExecutor(settings.workers, "cv-papers") as pool:
-        in_flight: set[Future[tuple[Job, Exchange]]] = set()
-        pending = list(reversed(todo))
-        while pending or in_flight:
-            while pending and len(in_flight) < 2 * settings.workers:
-                job = pending.pop()
-                if job.model not in providers and factory is not None:
-                    providers[job.model] = factory(job.model)
-                in_flight.add(pool.submit(_call, job, providers[job.model], options))
-            finished, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-            for future in sorted(finished, key=lambda f: f.result()[0].key):
-                job, exchange = future.result()
-                store.put(job.table, job.key, exchange)
-                asked += 1
-                counts[exchange.status] += 1
-                fresh = not exchange.response.cached and exchange.response.error is None
-                requests += int(fresh and not is_offline(job.model))
-                cost += exchange.response.cost_usd if fresh else 0.0
-                emit("row", skipped + asked, counts)
-    for provider in providers.values():
-        closer = getattr(provider, "close", None)
-        if callable(closer):
-            closer()
+    tally, asked = Tally(), 0
+
+    def finish(result: tuple[Job, Exchange]) -> None:
+        nonlocal asked
+        job, exchange = result
+        store.put(job.table, job.key, exchange)
+        asked += 1
+        counts[exchange.status] += 1
+        tally.add(job.model, exchange.response)
+        emit("row", skipped + asked, counts)
+
+    calls = (EngineJob(j.model, functools.partial(_call, j, options=options)) for j in todo)
+    with Engine(factory, concurrency=settings.workers, name="cv-papers") as engine:
+        engine.run(calls, finish)
     emit("done", skipped + asked, counts)
-    return AskSummary(task, len(jobs), skipped, asked, requests, cost, dict(sorted(counts.items())))
+    return AskSummary(
+        task,
+        len(jobs),
+        skipped,
+        asked,
+        tally.requests,
+        tally.cost_usd,
+        dict(sorted(counts.items())),
+    )
 
 
 def _emitter(

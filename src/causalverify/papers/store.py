@@ -7,7 +7,9 @@ Three tables of model exchanges, each row one prompt and its response:
 ``judgements``  (paper_id, model, arm, layer, judge)  the S3 judge's one word.
 
 Rows are written one transaction each, so an interrupted run resumes; a row whose status is
-``api_error`` is asked again on the next run, every other row is final.
+``api_error`` is asked again on the next run, every other row is final
+(:data:`causalverify.runner.engine.RETRY_STATUSES`). The database has the settings and the
+schema versioning of every store (:func:`causalverify.store.sqlite.connect`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from causalverify.errors import StoreError
 from causalverify.records import Message, ModelResponse
+from causalverify.store.sqlite import connect
 
 FILENAME: Final[str] = "papers.sqlite"
 Table = Literal["answers", "votes", "judgements"]
@@ -30,7 +33,16 @@ KEYS: Final[dict[Table, tuple[str, ...]]] = {
     "votes": ("paper_id", "labeller"),
     "judgements": ("paper_id", "model", "arm", "layer", "judge"),
 }
-RETRY: Final[frozenset[str]] = frozenset({"api_error"})
+#: version of the Experiment A store's schema (``PRAGMA user_version``)
+SCHEMA_VERSION: Final[int] = 1
+SCHEMA: Final[str] = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);\n"
+    + "".join(
+        f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(f'{k} TEXT NOT NULL' for k in keys)}, "
+        f"status TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY ({', '.join(keys)}));\n"
+        for table, keys in KEYS.items()
+    )
+)
 
 
 class Exchange(BaseModel):
@@ -47,13 +59,6 @@ class Exchange(BaseModel):
     def text(self) -> str:
         """The answer text (empty when there is none)."""
         return self.response.content or ""
-
-
-def status_of(response: ModelResponse) -> ExchangeStatus:
-    """``api_error`` for a failed call, ``no_response`` for an empty answer, else ``ok``."""
-    if response.content is None and response.error is not None:
-        return "api_error"
-    return "ok" if (response.content or "").strip() else "no_response"
 
 
 class PaperStore:
@@ -82,17 +87,13 @@ class PaperStore:
             )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, timeout=30.0)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # WAL stays consistent; no fsync per row
-            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            for table, keys in KEYS.items():
-                cols = ", ".join(f"{k} TEXT NOT NULL" for k in keys)
-                conn.execute(
-                    f"CREATE TABLE IF NOT EXISTS {table} ({cols}, status TEXT NOT NULL, "
-                    f"record TEXT NOT NULL, PRIMARY KEY ({', '.join(keys)}))"
-                )
-            conn.commit()
+            conn = connect(
+                path,
+                schema=SCHEMA,
+                tables=frozenset({"meta", *KEYS}),
+                what="Experiment A",
+                version=SCHEMA_VERSION,
+            )
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the Experiment A store {path}: {exc}") from exc
         return cls(path, conn)

@@ -32,6 +32,7 @@ from causalverify.errors import CausalVerifyError
 from causalverify.families import Language
 from causalverify.published.packages import missing_packages
 from causalverify.records import CellRecord
+from causalverify.sandbox import environment_manifest
 from causalverify.store import RunStore, cells_frame
 
 #: compared quantities, in report order
@@ -335,8 +336,6 @@ def compare_run(
 
 
 def _live_environment() -> dict[str, Any]:
-    from causalverify.sandbox import environment_manifest
-
     return environment_manifest().model_dump(mode="json")
 
 

@@ -31,7 +31,8 @@ from causalverify.errors import SetupError
 from causalverify.families import Language
 from causalverify.records import ScenarioFacts
 from causalverify.reference import _text
-from causalverify.reference._code import Variant, assemble, code_pieces
+from causalverify.reference._code import Variant, assemble
+from causalverify.reference._pieces import code_pieces
 
 AGENTS: Final[tuple[str, ...]] = (
     "textbook",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from causalverify.families import Family, Language
+from causalverify.families import Family
 
 #: What the script computes and reports.
 Variant = Literal["textbook", "naive", "cumulative", "wrong-term", "mute", "missing", "typo"]
@@ -133,12 +133,3 @@ def _report(pieces: FamilyCode, reporter: Reporter, variant: Variant, estimate_l
     if estimate_line:
         lines.append(reporter.print_estimate)
     return "\n".join(lines) + "\n"
-
-
-def code_pieces(language: Language, family: Family) -> tuple[FamilyCode, Reporter]:
-    """Return the code pieces and the reporter for a language and family."""
-    if language == "r":
-        from causalverify.reference import _r_code as module
-    else:
-        from causalverify.reference import _python_code as module  # type: ignore[no-redef]
-    return module.PIECES[family], module.REPORTER

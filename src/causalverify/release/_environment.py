@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from causalverify import __version__
+from causalverify.runner.meta import git_commit, package_versions
+from causalverify.sandbox import environment_manifest
+
 ENVIRONMENT_SCHEMA: Final = "causalverify-environment/1"
 
 #: run metadata keys that describe the environment of the run
@@ -29,10 +33,6 @@ def build_environment(meta: Mapping[str, Any]) -> dict[str, Any]:
     the machine that wrote the release (Python, package versions, R via the environment
     manifest, operating system, commit). No timestamps, so freezing twice gives the same bytes.
     """
-    from causalverify import __version__
-    from causalverify.runner.meta import git_commit, package_versions
-    from causalverify.sandbox import environment_manifest
-
     manifest = environment_manifest()
     return {
         "schema": ENVIRONMENT_SCHEMA,

@@ -13,6 +13,9 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from causalverify import __version__
+from causalverify.analysis import DEFAULT_SEED
+from causalverify.analysis._summary import N_RESAMPLES
 from causalverify.errors import StoreError, SuiteError
 from causalverify.progress import StepCallback, tell
 from causalverify.records import CellRecord
@@ -40,8 +43,13 @@ from causalverify.release._layout import (
 from causalverify.release._records import write_records
 from causalverify.release._scrub import host_replacements, scrub
 from causalverify.release._tables import SIDE_DATABASES, export_tables
+from causalverify.report import DEFAULT_TITLE, write_report
+from causalverify.runner.meta import suite_fingerprint
+from causalverify.runner.rescore import write_scores_csv
+from causalverify.scenarios import load_suite
 from causalverify.scenarios.model import Scenario
-from causalverify.store.sqlite import STORE_FILE, RunStore
+from causalverify.store import RunStore, cells_frame
+from causalverify.store.sqlite import STORE_FILE
 
 Unit = Literal["model", "model_language"]
 
@@ -230,10 +238,6 @@ def _freeze_snapshot(
 
 
 def _default_report() -> ReportSettings:
-    from causalverify.analysis import DEFAULT_SEED
-    from causalverify.analysis._summary import N_RESAMPLES
-    from causalverify.report import DEFAULT_TITLE
-
     return ReportSettings(
         seed=DEFAULT_SEED, unit="model", n_resamples=N_RESAMPLES, title=DEFAULT_TITLE
     )
@@ -249,8 +253,6 @@ def _check_out(out_dir: Path, *, overwrite: bool) -> None:
 
 
 def _read_run(run_dir: Path) -> tuple[dict[str, Any], list[CellRecord]]:
-    from causalverify.store import RunStore
-
     with RunStore.open(run_dir) as store:
         meta, records = store.meta(), list(store.iter_cells())
     if not records:
@@ -259,9 +261,6 @@ def _read_run(run_dir: Path) -> tuple[dict[str, Any], list[CellRecord]]:
 
 
 def _find_suite(meta: dict[str, Any], suite_dir: Path | None, records: Sequence[CellRecord]) -> Any:
-    from causalverify.runner.meta import suite_fingerprint
-    from causalverify.scenarios import load_suite
-
     where = suite_dir if suite_dir is not None else meta.get("suite_path")
     if where is None or not Path(where).is_dir():
         raise SuiteError(
@@ -294,9 +293,6 @@ def _copy_suite(source: Path, target: Path) -> None:
 def _write_tables(
     root: Path, records: Sequence[CellRecord], scenarios: Sequence[Scenario]
 ) -> pd.DataFrame:
-    from causalverify.runner.rescore import write_scores_csv
-    from causalverify.store import cells_frame
-
     frame = cells_frame(records)
     write_scores_csv(frame, root / SCORES_FILE)
     rows = [
@@ -321,8 +317,6 @@ def _write_report(
     root: Path, run_dir: Path, meta: dict[str, Any], settings: ReportSettings
 ) -> None:
     """The report exactly as ``causalverify report`` writes it from the run folder."""
-    from causalverify.report import write_report
-
     write_report(
         run_dir,
         root / REPORT_DIR,
@@ -342,8 +336,6 @@ def _index(
     name: str,
     license_id: str,
 ) -> dict[str, Any]:
-    from causalverify import __version__
-
     return {
         "schema": RELEASE_SCHEMA,
         "name": name,
@@ -367,8 +359,6 @@ def _index(
 
 
 def _write_croissant(root: Path, name: str, license_id: str, frame: pd.DataFrame) -> None:
-    from causalverify import __version__
-
     files = [(rel, sha256_file(root / rel)) for rel in release_files(root)]
     description = (
         f"A frozen CausalVerify run: {len(frame)} cells "

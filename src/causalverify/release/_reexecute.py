@@ -13,7 +13,10 @@ from causalverify.progress import StepCallback, tell
 from causalverify.records import CellRecord
 from causalverify.release._layout import SUITE_DIR
 from causalverify.sampling import evenly
+from causalverify.sandbox import get_sandbox
 from causalverify.sandbox.base import Limits, Sandbox
+from causalverify.scenarios import load_suite
+from causalverify.scoring import rescore
 
 
 @dataclass(frozen=True)
@@ -98,9 +101,6 @@ def reexecute_cells(
     SuiteError
         If the release's suite is damaged.
     """
-    from causalverify.sandbox import get_sandbox
-    from causalverify.scenarios import load_suite
-
     suite = load_suite(Path(release) / SUITE_DIR)
     box = sandbox if sandbox is not None else get_sandbox()
     limits = Limits(**meta["limits"]) if meta.get("limits") else Limits()
@@ -123,8 +123,6 @@ def reexecute_cells(
 def _reexecute_one(
     record: CellRecord, suite: Any, box: Sandbox, limits: Limits, meta: Mapping[str, Any]
 ) -> CellAgreement:
-    from causalverify.scoring import rescore
-
     assert record.code is not None and record.code.code is not None
     scenario = suite.get(record.key.scenario_id)
     result = box.run(

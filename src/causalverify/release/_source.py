@@ -16,6 +16,7 @@ from causalverify.records import CellRecord
 from causalverify.release._layout import RELEASE_FILE, RELEASE_SCHEMA, SUITE_DIR, is_release
 from causalverify.release._records import read_records
 from causalverify.release._tables import SIDE_DATABASES, import_tables
+from causalverify.store import cells_frame
 from causalverify.store.sqlite import STORE_FILE, RunStore
 
 
@@ -181,7 +182,5 @@ def load_cells(path: Path) -> tuple[Any, dict[str, Any]]:
     StoreError
         If ``path`` holds neither a run store nor a release.
     """
-    from causalverify.store import cells_frame
-
     with open_cells_source(path) as source:
         return cells_frame(source.iter_cells()), source.meta()

@@ -10,7 +10,8 @@ from typing import Any
 
 from causalverify.errors import CausalVerifyError, StoreError
 from causalverify.progress import StepCallback, tell
-from causalverify.records import CellRecord
+from causalverify.prompts import messages_sha256
+from causalverify.records import CellRecord, Message
 from causalverify.release._hashes import check_sums, digest_of
 from causalverify.release._layout import (
     PROMPTS_FILE,
@@ -24,6 +25,10 @@ from causalverify.release._layout import (
 from causalverify.release._records import read_prompts, read_records
 from causalverify.release._reexecute import ReexecutionReport, reexecute_cells
 from causalverify.release._source import read_release_index, unfreeze
+from causalverify.report import write_report
+from causalverify.runner.rescore import write_scores_csv
+from causalverify.scoring import rescore
+from causalverify.store import cells_frame
 
 
 @dataclass(frozen=True)
@@ -152,9 +157,6 @@ def verify_release(
 
 
 def _check_prompts(release: Path) -> list[str]:
-    from causalverify.prompts import messages_sha256
-    from causalverify.records import Message
-
     problems = []
     for sha, messages in read_prompts(release).items():
         actual = messages_sha256([Message.model_validate(m) for m in messages])
@@ -168,11 +170,6 @@ def _check_rescoring(
 ) -> list[str]:
     """Rescore every cell as ``causalverify score`` does, rebuild the report from a scratch run
     store as ``causalverify report`` does, and compare cells and files with the frozen ones."""
-    from causalverify.report import write_report
-    from causalverify.runner.rescore import write_scores_csv
-    from causalverify.scoring import rescore
-    from causalverify.store import cells_frame
-
     meta = dict(index.get("run", {}))
     settings = index.get("report", {})
     rescored = [

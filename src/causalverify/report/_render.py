@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from causalverify.report._tables import Table, all_tables, num
+from causalverify.report._catalog import all_tables
+from causalverify.report._tables import Table, num
 from causalverify.report.calibration import CAPTION as CALIBRATION_CAPTION
 
 _CSS: Final[str] = """

@@ -302,28 +302,3 @@ def rel_error(s: Mapping[str, Any]) -> Table:
         header=(s["unit"], "n", "10%", "25%", "median", "75%", "90%"),
         rows=tuple(rows),
     )
-
-
-def all_tables(s: Mapping[str, Any]) -> list[Table]:
-    """Every report table, in display order."""
-    builders = (
-        leaderboard,
-        by_family,
-        executed_wrong,
-        rank_agreement,
-        stability,
-        sweep,
-        taxonomy,
-        extraction,
-        rel_error,
-    )
-    tables = [build(s) for build in builders]
-    if s.get("calibration"):  # only when the run holds calibration rows
-        from causalverify.report.calibration import calibration_tables
-
-        tables += calibration_tables(s["calibration"])
-    if s.get("experiment_a"):  # only when the run folder holds Experiment A results
-        from causalverify.report.experiment_a_tables import experiment_a_tables
-
-        tables += experiment_a_tables(s["experiment_a"])
-    return tables

@@ -14,7 +14,8 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 
-from causalverify.report._figures import wrap_name
+from causalverify.calibration import load_calibration, summarize_calibration
+from causalverify.report._figures import _RC, _save, wrap_name
 from causalverify.report._tables import Table, num, pct
 
 CAPTION: Final[str] = (
@@ -42,8 +43,6 @@ def calibration_summary(
     run_dir: Path, *, seed: int, n_resamples: int, models: Sequence[str] | None = None
 ) -> dict[str, Any] | None:
     """The ``calibration`` summary of a run folder, or None when it holds no calibration rows."""
-    from causalverify.calibration import load_calibration, summarize_calibration
-
     frame = load_calibration(run_dir)
     if frame is None:
         return None
@@ -111,8 +110,6 @@ def calibration_tables(calibration: Mapping[str, Any]) -> list[Table]:
 
 def reliability_figure(calibration: Mapping[str, Any], protocol: str, path: Path) -> Path:
     """Draw the reliability diagrams of one protocol (one panel per confidence type)."""
-    from causalverify.report._figures import _save
-
     kinds = list(calibration["confidence_types"])
     block = calibration["protocols"][protocol]
     models = {m: block["models"][m] for m in block.get("model_order", sorted(block["models"]))}
@@ -150,8 +147,6 @@ def reliability_figure(calibration: Mapping[str, Any], protocol: str, path: Path
 
 def write_calibration_figures(summary: Mapping[str, Any], folder: Path) -> dict[str, Path]:
     """Draw the reliability diagrams when the summary has a calibration section."""
-    from causalverify.report._figures import _RC
-
     calibration = summary.get("calibration")
     if not calibration:
         return {}

@@ -15,13 +15,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from causalverify.report._figures import wrap_name
+from causalverify.papers.summary import experiment_a_summary
+from causalverify.report._figures import _RC, _save, wrap_name
 
 
 def experiment_a_entry(run_dir: Path, cells: pd.DataFrame | None) -> dict[str, Any] | None:
     """The ``experiment_a`` summary of a run folder, or ``None`` when it has no results."""
-    from causalverify.papers.summary import experiment_a_summary
-
     return experiment_a_summary(run_dir, cells=cells)
 
 
@@ -37,8 +36,6 @@ def _bars(ax: Any, labels: list[str], series: dict[str, list[float]]) -> None:
 
 def scorer_figure(entry: Mapping[str, Any], path: Path) -> Path:
     """L4 per model under each scorer (how much the text score moves with the scorer)."""
-    from causalverify.report._figures import _save
-
     models = list(entry["layers"])
     series = {
         s: [entry["layers"][m].get(s, {}).get("L4", {}).get("rate", np.nan) for m in models]
@@ -55,8 +52,6 @@ def scorer_figure(entry: Mapping[str, Any], path: Path) -> Path:
 
 def rid_figure(entry: Mapping[str, Any], path: Path) -> Path:
     """L4 per model in the standard and the RID arm on the same papers."""
-    from causalverify.report._figures import _save
-
     rows = {m: v["L4"] for m, v in entry["rid"]["models"].items() if "L4" in v}
     models = list(rows)
     series = {
@@ -76,8 +71,6 @@ def rid_figure(entry: Mapping[str, Any], path: Path) -> Path:
 
 def write_experiment_a_figures(summary: Mapping[str, Any], folder: Path) -> dict[str, Path]:
     """Draw the Experiment A figures when the summary has an ``experiment_a`` section."""
-    from causalverify.report._figures import _RC
-
     entry = summary.get("experiment_a")
     if not entry:
         return {}

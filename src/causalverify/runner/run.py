@@ -1,24 +1,28 @@
 """Orchestration of a run: plan the cells, skip finished ones, answer, execute, store.
 
-Model calls run on their own bounded thread pool (``model_concurrency``); executions go through
-an :class:`~causalverify.runner.executor.Executor` (``workers``). The main thread is the only
-writer of the store: a cell is written in one transaction the moment it is finished, so a crash
-loses at most the cells in flight, and a rerun with the same settings continues where it stopped.
+Model calls go through the dispatch engine (:mod:`causalverify.runner.engine`, at most
+``model_concurrency`` at once); executions through an
+:class:`~causalverify.runner.executor.Executor` (``workers``) as the engine's second stage. The
+main thread is the only writer of the store: a cell is written in one transaction the moment it
+is finished, so a crash loses at most the cells in flight, and a rerun with the same settings
+continues where it stopped.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from causalverify.models import is_offline
+from causalverify.models import Model, ModelOptions
 from causalverify.records import CellKey, CellRecord
 from causalverify.runner.cell import Answered, CellTask, answer, execute
 from causalverify.runner.config import RunConfig
+from causalverify.runner.engine import Engine, Job, Tally, is_pending
 from causalverify.runner.executor import Executor, LocalPoolExecutor
 from causalverify.runner.meta import build_meta, merge_meta
 from causalverify.runner.stages import Rendered, Stages, default_stages
@@ -29,15 +33,11 @@ from causalverify.runner.summary import (
     RunSummary,
     summarize_models,
 )
+from causalverify.scenarios import load_suite
 from causalverify.store.sqlite import STORE_FILE, RunStore, writer_lock
 
 if TYPE_CHECKING:
-    from causalverify.models.base import Model, ModelOptions
     from causalverify.scenarios.model import Scenario
-
-#: statuses a rerun computes again (everything else is final)
-RETRY_STATUSES: frozenset[str] = frozenset({"api_error"})
-#: provider kinds that answer without a model request
 
 
 def run_benchmark(
@@ -72,36 +72,36 @@ def run_benchmark(
     """
     started = time.perf_counter()
     if suite is None:
-        from causalverify.scenarios import load_suite
-
         suite = load_suite(config.suite_dir)
     stages = stages if stages is not None else default_stages(config)
     scenarios = balanced_subset(suite.scenarios, config.limit)
     keys = plan_cells(scenarios, config)
     stored = _stored_statuses(config.out_dir)
-    todo = [k for k in keys if stored.get(k.as_tuple(), "api_error") in RETRY_STATUSES]
-    # Providers are made (specs, keys checked) before the store exists, so a typo in --models
-    # or a missing key leaves no run folder behind.
+    todo = [k for k in keys if is_pending(stored, k.as_tuple())]
+    # Models are made (specs, keys checked) before the store exists, so a typo in --models or a
+    # missing key leaves no run folder behind; the engine closes them whatever happens.
     providers = {spec: stages.make_provider(spec) for spec in dict.fromkeys(k.model for k in todo)}
-    try:
-        with writer_lock(config.out_dir), RunStore.open(config.out_dir, create=True) as store:
-            meta = build_meta(config, stages, suite.scenarios, suite.root)
-            store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
-            # read again under the lock: a writer that finished meanwhile is not redone
-            stored = {k: str(v) for k, v in store.statuses().items()}
-            todo = [k for k in todo if stored.get(k.as_tuple(), "api_error") in RETRY_STATUSES]
-            pending = {k.as_tuple() for k in todo}
-            skipped: Counter[str] = Counter(
-                str(stored[k.as_tuple()]) for k in keys if k.as_tuple() not in pending
-            )
-            tasks = _tasks(todo, scenarios, suite, stages, config)
-            run = _Dispatcher(config, stages, store, progress, total=len(keys), skipped=skipped)
-            run.go(tasks, len(todo), executor, providers)
-            wanted = {k.as_tuple() for k in keys}
-            records = [r for r in store.iter_cells() if r.key.as_tuple() in wanted]
-    finally:
-        for provider in providers.values():
-            _close(provider)
+    engine = Engine(
+        stages.make_provider,
+        concurrency=config.model_concurrency,
+        models=providers,
+        name="cv-model",
+    )
+    with engine, writer_lock(config.out_dir), RunStore.open(config.out_dir, create=True) as store:
+        meta = build_meta(config, stages, suite.scenarios, suite.root)
+        store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
+        # read again under the lock: a writer that finished meanwhile is not redone
+        stored = {k: str(v) for k, v in store.statuses().items()}
+        todo = [k for k in todo if is_pending(stored, k.as_tuple())]
+        pending = {k.as_tuple() for k in todo}
+        skipped: Counter[str] = Counter(
+            str(stored[k.as_tuple()]) for k in keys if k.as_tuple() not in pending
+        )
+        tasks = _tasks(todo, scenarios, suite, stages, config)
+        run = _Dispatcher(config, stages, store, progress, total=len(keys), skipped=skipped)
+        run.go(tasks, len(todo), executor, engine)
+        wanted = {k.as_tuple() for k in keys}
+        records = [r for r in store.iter_cells() if r.key.as_tuple() in wanted]
     return RunSummary(
         run_dir=config.out_dir,
         total=len(keys),
@@ -110,10 +110,10 @@ def run_benchmark(
         counts=dict(sorted(Counter(r.status for r in records).items())),
         models=summarize_models(records, config.models),
         wall_seconds=time.perf_counter() - started,
-        requests=run.requests,
-        cost_usd=run.cost_usd,
-        input_tokens=run.input_tokens,
-        output_tokens=run.output_tokens,
+        requests=run.tally.requests,
+        cost_usd=run.tally.cost_usd,
+        input_tokens=run.tally.input_tokens,
+        output_tokens=run.tally.output_tokens,
     )
 
 
@@ -169,7 +169,7 @@ def _tasks(
 
 
 class _Dispatcher:
-    """Keeps a bounded number of cells in flight and writes each one as it finishes."""
+    """Feeds a run's cells to the engine and writes each one the moment it is finished."""
 
     def __init__(
         self,
@@ -181,80 +181,45 @@ class _Dispatcher:
         total: int,
         skipped: Counter[str],
     ) -> None:
-        self.config, self.stages, self.store, self.progress = config, stages, store, progress
+        self.config, self.stages, self.store, self.progress = (config, stages, store, progress)
         self.total = total
         self.skipped = sum(skipped.values())
         self.counts: Counter[str] = Counter(skipped)
-        self.computed = self.requests = self.input_tokens = self.output_tokens = 0
-        self.cost_usd = 0.0
+        self.computed = 0
+        self.tally = Tally()
 
     def go(
-        self,
-        tasks: Iterator[CellTask],
-        n_tasks: int,
-        executor: Executor | None,
-        providers: dict[str, Model],
+        self, tasks: Iterator[CellTask], n_tasks: int, executor: Executor | None, engine: Engine
     ) -> None:
         self._emit("start")
         if n_tasks:
-            judge = self._judge_provider()
+            judge = self._judge_provider(engine)
             own = executor is None
             pool = executor if executor is not None else LocalPoolExecutor(self.config.workers)
-            models = ThreadPoolExecutor(self.config.model_concurrency, "cv-model")
+            options = _model_options(self.config)
+
+            def execute_later(answered: Answered) -> Future[CellRecord]:
+                return pool.submit(execute, answered, self.stages, self.config, judge)
+
+            jobs = (Job(t.key.model, functools.partial(_answer, t, options=options)) for t in tasks)
             try:
-                self._loop(tasks, providers, judge, pool, models)
+                engine.run(jobs, self._finish, then=execute_later, backlog=2 * self.config.workers)
             finally:
-                models.shutdown(wait=True, cancel_futures=True)
                 if own:
                     pool.shutdown(wait=True, cancel_futures=True)
         self._emit("done")
-
-    def _loop(
-        self,
-        tasks: Iterator[CellTask],
-        providers: dict[str, Model],
-        judge: Model | None,
-        pool: Executor,
-        models: ThreadPoolExecutor,
-    ) -> None:
-        options = _model_options(self.config)
-        cap = self.config.model_concurrency + 2 * self.config.workers
-        in_flight: set[Future[Any]] = set()
-        exhausted = False
-        while True:
-            while not exhausted and len(in_flight) < cap:
-                task = next(tasks, None)
-                if task is None:
-                    exhausted = True
-                    break
-                in_flight.add(models.submit(answer, task, providers[task.key.model], options))
-            if not in_flight:
-                return
-            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-            for future in finished:
-                in_flight.discard(future)
-                result = future.result()  # a setup error stops the run; stored cells are kept
-                if isinstance(result, Answered):
-                    in_flight.add(pool.submit(execute, result, self.stages, self.config, judge))
-                else:
-                    self._finish(result)
 
     def _finish(self, record: CellRecord) -> None:
         self.store.put_cell(record)
         self.computed += 1
         self.counts[record.status] += 1
-        response = record.response
-        if response is not None and not response.cached and response.error is None:
-            self.requests += int(not is_offline(record.key.model))
-            self.cost_usd += response.cost_usd
-            self.input_tokens += response.input_tokens
-            self.output_tokens += response.output_tokens
+        self.tally.add(record.key.model, record.response)
         self._emit("cell", record)
 
-    def _judge_provider(self) -> Model | None:
+    def _judge_provider(self, engine: Engine) -> Model | None:
         if self.config.extractor == "deterministic" or self.config.judge_model is None:
             return None
-        return self.stages.make_provider(self.config.judge_model)
+        return engine.model(self.config.judge_model)
 
     def _emit(self, kind: Any, record: CellRecord | None = None) -> None:
         if self.progress is not None:
@@ -270,9 +235,11 @@ class _Dispatcher:
             )
 
 
-def _model_options(config: RunConfig) -> ModelOptions:
-    from causalverify.models.base import ModelOptions
+def _answer(task: CellTask, model: Model, *, options: ModelOptions) -> Answered:
+    return answer(task, model, options)
 
+
+def _model_options(config: RunConfig) -> ModelOptions:
     return ModelOptions(
         temperature=config.temperature,
         max_tokens=config.max_tokens,
@@ -280,9 +247,3 @@ def _model_options(config: RunConfig) -> ModelOptions:
         timeout_seconds=config.request_timeout,
         seed=config.seed,
     )
-
-
-def _close(provider: Model) -> None:
-    closer = getattr(provider, "close", None)
-    if callable(closer):
-        closer()

@@ -11,9 +11,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from causalverify.extraction import judge_extract
 from causalverify.families import Language
+from causalverify.prompts import render_experiment_b
 from causalverify.records import CellRecord, ExtractionRecord, Message
+from causalverify.runner.engine import model_factory
+from causalverify.sandbox import check_parses, environment_manifest, extract_code, get_sandbox
 from causalverify.sandbox.base import Sandbox
+from causalverify.scoring import rescore
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,25 +113,13 @@ def default_stages(config: RunConfig) -> Stages:
     SandboxUnavailableError
         If the sandbox cannot run and ``config.unsafe`` is false.
     """
-    from causalverify.extraction import judge_extract
-    from causalverify.models import get_provider
-    from causalverify.models.cache import ResponseCache
-    from causalverify.prompts import render_experiment_b
-    from causalverify.sandbox import check_parses, environment_manifest, extract_code, get_sandbox
-    from causalverify.scoring import rescore
-
     sandbox = get_sandbox(unsafe=config.unsafe)
-    cache = ResponseCache(config.cache_path)
-
-    def make_provider(spec: str) -> Model:
-        return get_provider(
-            spec,
-            base_url=config.base_url,
-            cache=cache,
-            prices=config.prices,
-            max_requests_per_minute=config.max_requests_per_minute,
-        )
-
+    make_provider = model_factory(
+        base_url=config.base_url,
+        cache_path=config.cache_path,
+        prices=config.prices,
+        max_requests_per_minute=config.max_requests_per_minute,
+    )
     return Stages(
         render=render_experiment_b,
         make_provider=make_provider,

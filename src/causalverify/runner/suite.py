@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from causalverify.errors import SuiteError
+from causalverify.scenarios import build_suite
+from causalverify.scenarios.grid import SUITES
 
 if TYPE_CHECKING:
     from causalverify.scenarios.model import Scenario
@@ -38,8 +40,6 @@ def ensure_suite(
     SuiteError
         If ``spec`` is a folder that does not hold a built suite.
     """
-    from causalverify.scenarios.grid import SUITES
-
     name = str(spec)
     if name not in SUITES:
         folder = Path(spec)
@@ -51,8 +51,6 @@ def ensure_suite(
         return folder
     folder = Path(run_dir) / ("suite" if name == DEFAULT_SUITE else f"suite-{name}")
     if not (folder / "suite.json").is_file():
-        from causalverify.scenarios import build_suite
-
         build_suite(folder, suite=name, progress=progress)
     return folder
 

@@ -7,6 +7,9 @@ import threading
 
 from causalverify.errors import SandboxUnavailableError
 from causalverify.sandbox.base import Sandbox
+from causalverify.sandbox.bwrap import BwrapSandbox
+from causalverify.sandbox.selftest import run_selftest
+from causalverify.sandbox.unsafe import UnsafeSandbox
 
 UNSAFE_ENV = "CAUSALVERIFY_ALLOW_UNSAFE"
 
@@ -18,9 +21,6 @@ def _verified_bwrap() -> Sandbox:
     global _verified
     with _lock:
         if _verified is None:
-            from causalverify.sandbox.bwrap import BwrapSandbox
-            from causalverify.sandbox.selftest import run_selftest
-
             sandbox = BwrapSandbox()
             failed = [c for c in run_selftest(sandbox) if not c.ok]
             if failed:
@@ -61,7 +61,6 @@ def get_sandbox(*, unsafe: bool = False) -> Sandbox:
                 f"running model-written code without a sandbox needs both --unsafe-no-sandbox and "
                 f"the environment variable {UNSAFE_ENV}=1"
             )
-        from causalverify.sandbox.unsafe import UnsafeSandbox
 
         return UnsafeSandbox()
     return _verified_bwrap()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from causalverify.families import Language
+from causalverify.sandbox.base import Limits
 
 if TYPE_CHECKING:
     from causalverify.sandbox.base import Sandbox
@@ -238,7 +239,6 @@ def check_parses(code: str, language: Language, sandbox: Sandbox) -> ParseCheck:
         except (SyntaxError, ValueError) as exc:
             return ParseCheck(ok=False, error=f"{type(exc).__name__}: {exc}")
         return ParseCheck(ok=True)
-    from causalverify.sandbox.base import Limits
 
     limits = Limits(wall_seconds=60.0, cpu_seconds=30.0, memory_mb=1024, max_output_bytes=100_000)
     result = sandbox.run(_R_PARSE_CHECK, "r", {"code.R": code.encode("utf-8")}, limits=limits)

@@ -23,6 +23,7 @@ from typing import Final
 
 from causalverify.families import Language
 from causalverify.sandbox.base import ExecResult
+from causalverify.sandbox.manifest import environment_manifest
 
 #: R packages that ship with R itself
 R_BASE: Final[frozenset[str]] = frozenset(
@@ -270,7 +271,6 @@ def _installed(name: str, language: Language) -> bool:
             return importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):
             return False
-    from causalverify.sandbox.manifest import environment_manifest  # gathered once, cached
 
     return name in environment_manifest().r_packages or name in R_BASE
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from causalverify.sandbox._seccomp import syscall_numbers
+from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.base import ExecResult, Limits, Sandbox
 
 __all__ = ["Check", "run_selftest"]
@@ -89,8 +91,6 @@ _ALLOWED_ENV = {
 
 def _home_allowed() -> set[str]:
     """Entries of the host home that may appear inside: ancestors of read-only binds."""
-    from causalverify.sandbox._toolchain import discover
-
     home = Path.home()
     allowed: set[str] = set()
     for bind in discover().ro_binds:
@@ -102,8 +102,6 @@ def _home_allowed() -> set[str]:
 
 def _add_key_number() -> int:
     """The ``add_key`` system call number of this machine (0 when the filter does not know it)."""
-    from causalverify.sandbox._seccomp import syscall_numbers
-
     numbers = syscall_numbers()
     return numbers["add_key"] if numbers else 0
 

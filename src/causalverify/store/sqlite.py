@@ -125,12 +125,7 @@ class RunStore:
             run_dir.mkdir(parents=True, exist_ok=True)
             _initialise(path)
         try:
-            conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
-            conn.execute("PRAGMA synchronous=FULL")
-            (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
-            if mode != "wal":
-                conn.execute("PRAGMA journal_mode=WAL")
-            _ensure_schema(conn)
+            conn = connect(path, schema=_SCHEMA + CALIBRATION_SCHEMA, tables=_TABLES, what="run")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a readable run store: {exc}") from exc
         return cls(path, conn)
@@ -292,16 +287,50 @@ def _initialise(path: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
-def _ensure_schema(conn: sqlite3.Connection) -> None:
+def connect(
+    path: Path, *, schema: str, tables: frozenset[str], what: str, version: int = SCHEMA_VERSION
+) -> sqlite3.Connection:
+    """Open a store's database with the one set of settings every store uses.
+
+    WAL journal (readers never block the writer), ``synchronous=FULL`` (a committed row
+    survives a power cut, not only a crash), a 30 s busy timeout, a connection usable from the
+    thread that writes, and the schema version in ``PRAGMA user_version``: missing tables are
+    created, a newer or unknown version is refused.
+
+    Raises
+    ------
+    StoreError
+        If the schema version is not ``version``.
+    sqlite3.DatabaseError
+        If the file is not an SQLite database.
+    """
+    conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
+    conn.execute("PRAGMA synchronous=FULL")
+    (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    if mode != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
+    _ensure_schema(conn, schema=schema, tables=tables, what=what, version=version)
+    return conn
+
+
+def _ensure_schema(
+    conn: sqlite3.Connection,
+    *,
+    schema: str = _SCHEMA + CALIBRATION_SCHEMA,
+    tables: frozenset[str] = _TABLES,
+    what: str = "run",
+    version: int = SCHEMA_VERSION,
+) -> None:
     """Check the schema version and create missing tables (writing only when something is missing)."""
-    (version,) = conn.execute("PRAGMA user_version").fetchone()
-    if version not in (0, SCHEMA_VERSION):
+    (found,) = conn.execute("PRAGMA user_version").fetchone()
+    if found not in (0, version):
         raise StoreError(
-            f"run store schema version {version} is not supported (expected {SCHEMA_VERSION})"
+            f"{what} store schema version {found} is not supported (expected {version})"
         )
-    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if version == SCHEMA_VERSION and tables >= _TABLES:
+    query = "SELECT name FROM sqlite_master WHERE type='table'"
+    present = {name for (name,) in conn.execute(query)}
+    if found == version and present >= tables:
         return
     with conn:
-        conn.executescript(_SCHEMA + CALIBRATION_SCHEMA)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.executescript(schema)
+        conn.execute(f"PRAGMA user_version = {version}")

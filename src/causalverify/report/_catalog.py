@@ -1,0 +1,43 @@
+"""Every report table, in display order: the core tables and, when the run has them, the
+calibration and Experiment A tables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from causalverify.report._tables import (
+    Table,
+    by_family,
+    executed_wrong,
+    extraction,
+    leaderboard,
+    rank_agreement,
+    rel_error,
+    stability,
+    sweep,
+    taxonomy,
+)
+from causalverify.report.calibration import calibration_tables
+from causalverify.report.experiment_a_tables import experiment_a_tables
+
+
+def all_tables(s: Mapping[str, Any]) -> list[Table]:
+    """Every report table, in display order."""
+    builders = (
+        leaderboard,
+        by_family,
+        executed_wrong,
+        rank_agreement,
+        stability,
+        sweep,
+        taxonomy,
+        extraction,
+        rel_error,
+    )
+    tables = [build(s) for build in builders]
+    if s.get("calibration"):  # only when the run holds calibration rows
+        tables += calibration_tables(s["calibration"])
+    if s.get("experiment_a"):  # only when the run folder holds Experiment A results
+        tables += experiment_a_tables(s["experiment_a"])
+    return tables

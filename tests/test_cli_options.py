@@ -171,3 +171,26 @@ def test_build_and_report_print_json(tmp_path: Path) -> None:
     assert report.exit_code == 0, (report.output, report.exception)
     assert json.loads(report.output)["n_cells"] == 12
     assert (run_dir / "report" / "index.html").is_file()
+
+
+def test_prices_reach_every_command_that_asks_models(tmp_path: Path) -> None:
+    from causalverify.calibration import CalibrationConfig
+    from causalverify.calibration.elicit import _default_factory
+    from causalverify.papers.run import AskSettings, default_factory
+
+    prices = {"models": {"m": {"input": 2.0, "output": 4.0}}}
+    calibration = CalibrationConfig(run_dir=tmp_path, prices=prices)
+    made = [
+        _default_factory(calibration, {"base_url": "http://127.0.0.1:9/v1"})("openai/m"),
+        default_factory(AskSettings(prices=prices, base_url="http://127.0.0.1:9/v1"))("openai/m"),
+    ]
+    for model in made:
+        inner: Any = getattr(model, "inner", model)
+        assert inner.prices.cost("m", 1_000_000, 1_000_000) == 6.0
+        model.close()  # type: ignore[union-attr]
+    for command in (
+        ["calibrate", str(tmp_path)],
+        ["papers", "run", str(tmp_path), "--models", "x"],
+    ):
+        result = CliRunner().invoke(main, [*command, "--prices", str(tmp_path / "none.toml")])
+        assert result.exit_code == 2 and "--prices" in result.output  # the option exists

@@ -47,7 +47,7 @@ def test_language_names_are_case_insensitive() -> None:
 def test_default_suite_is_built_once_into_the_run_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import causalverify.scenarios
+    import causalverify.runner.suite
 
     builds: list[tuple[Path, str]] = []
 
@@ -56,7 +56,7 @@ def test_default_suite_is_built_once_into_the_run_folder(
         out.mkdir(parents=True)
         (out / "suite.json").write_text("{}\n")
 
-    monkeypatch.setattr(causalverify.scenarios, "build_suite", build)
+    monkeypatch.setattr(causalverify.runner.suite, "build_suite", build)
     assert ensure_suite("default", tmp_path) == tmp_path / "suite"
     assert ensure_suite("default", tmp_path) == tmp_path / "suite"
     assert builds == [(tmp_path / "suite", "default")]

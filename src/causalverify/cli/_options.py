@@ -40,6 +40,17 @@ def cache_option() -> Callable[[F], F]:
     )
 
 
+def prices_option() -> Callable[[F], F]:
+    """``--prices`` (parameter ``prices_path``): token price overrides for API models."""
+    return click.option(
+        "--prices",
+        "prices_path",
+        default=None,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="Token price overrides (TOML or JSON, USD per million tokens).",
+    )
+
+
 def max_rpm_option() -> Callable[[F], F]:
     """``--max-rpm``: a client-side cap on model requests per minute (positive)."""
     return click.option(

@@ -21,6 +21,7 @@ from causalverify.cli._options import (
     base_url_option,
     cache_option,
     model_concurrency_option,
+    prices_option,
     quiet_option,
 )
 
@@ -48,6 +49,7 @@ def _split(value: str | None) -> tuple[str, ...] | None:
 @model_concurrency_option()
 @base_url_option(help="Server URL for API models [default: the run's].")
 @cache_option()
+@prices_option()
 @click.option(
     "--suite",
     "suite_dir",
@@ -73,6 +75,7 @@ def calibrate(
     workers: int,
     base_url: str | None,
     cache_path: Path | None,
+    prices_path: Path | None,
     suite_dir: Path | None,
     limit: int | None,
     as_json: bool,
@@ -82,6 +85,7 @@ def calibrate(
     from rich.console import Console
 
     from causalverify.calibration import CalibrationConfig, calibrate_run
+    from causalverify.models import load_prices
 
     err = Console(stderr=True)
     try:
@@ -92,6 +96,7 @@ def calibrate(
             workers=workers,
             base_url=base_url,
             cache_path=cache_path,
+            prices=load_prices(prices_path) if prices_path is not None else None,
             suite_dir=suite_dir,
             limit=limit,
             command_line=tuple(["causalverify", *sys.argv[1:]]),

@@ -23,6 +23,7 @@ from causalverify.cli._options import (
     cache_option,
     max_rpm_option,
     model_concurrency_option,
+    prices_option,
     quiet_option,
 )
 
@@ -47,7 +48,8 @@ def _access(func: Any) -> Any:
     as_json = click.option(
         "--json", "as_json", is_flag=True, help="Print the result as JSON (no progress bar)."
     )
-    for option in (as_json, quiet_option, max_rpm_option(), cache_option(), base_url_option()):
+    options = (as_json, quiet_option, max_rpm_option(), prices_option(), cache_option())
+    for option in (*options, base_url_option()):
         func = option(func)
     return model_concurrency_option()(func)
 
@@ -60,7 +62,9 @@ def _settings(
     max_rpm: float | None,
     quiet: bool,
     as_json: bool,
+    prices_path: Path | None,
 ) -> Iterator[Any]:
+    from causalverify.models import load_prices
     from causalverify.papers.run import AskSettings, Progress
 
     if quiet or as_json:
@@ -69,6 +73,7 @@ def _settings(
             base_url=base_url,
             cache_path=cache_path,
             max_requests_per_minute=max_rpm,
+            prices=load_prices(prices_path) if prices_path is not None else None,
         )
         return
     from rich.console import Console
@@ -97,6 +102,7 @@ def _settings(
             base_url=base_url,
             cache_path=cache_path,
             max_requests_per_minute=max_rpm,
+            prices=load_prices(prices_path) if prices_path is not None else None,
             progress=callback,
         )
 

@@ -18,7 +18,13 @@ from causalverify.cli._common import (
     status_progress,
     watch_retries,
 )
-from causalverify.cli._options import base_url_option, cache_option, max_rpm_option, quiet_option
+from causalverify.cli._options import (
+    base_url_option,
+    cache_option,
+    max_rpm_option,
+    prices_option,
+    quiet_option,
+)
 from causalverify.families import LANGUAGES, Language
 
 #: exit status of a run that left cells without an answer (the provider failed)
@@ -139,13 +145,7 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     "sends seed+k. Recorded in the run.",
 )
 @cache_option()
-@click.option(
-    "--prices",
-    "prices_path",
-    default=None,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Token price overrides (TOML or JSON, USD per million tokens).",
-)
+@prices_option()
 @max_rpm_option()
 @click.option(
     "--unsafe-no-sandbox",

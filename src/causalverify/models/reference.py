@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from causalverify.errors import ProviderError
 from causalverify.models.base import CellContext, ModelOptions
 from causalverify.records import Message, ModelResponse
-from causalverify.reference import AGENTS, write_confidence, write_response
+from causalverify.reference import require_agent, write_confidence, write_response
 
 
 class ReferenceProvider:
@@ -27,11 +27,7 @@ class ReferenceProvider:
     kind = "reference"
 
     def __init__(self, agent: str, *, spec: str) -> None:
-        if agent not in AGENTS:
-            raise ProviderError(
-                f"unknown reference agent {agent!r}; choose one of {', '.join(AGENTS)}"
-            )
-        self.agent = agent
+        self.agent = require_agent(agent)
         self.spec = spec
 
     def answer(

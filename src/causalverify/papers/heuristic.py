@@ -32,7 +32,7 @@ from causalverify.papers.prompts import PromptKind, prompt_kind
 from causalverify.papers.records import METHODS, Direction, MethodLabel
 from causalverify.papers.scorers import score_s1, score_s2
 from causalverify.records import Message, ModelResponse
-from causalverify.reference import AGENTS
+from causalverify.reference import require_agent
 
 _I: Final[int] = re.IGNORECASE
 
@@ -279,11 +279,7 @@ class PaperAgent:
     """
 
     def __init__(self, agent: str, *, spec: str) -> None:
-        if agent not in AGENTS:
-            raise ProviderError(
-                f"unknown reference agent {agent!r}; choose one of {', '.join(AGENTS)}"
-            )
-        self.agent = agent
+        self.agent = require_agent(agent)
         self.spec = spec
 
     def answer(

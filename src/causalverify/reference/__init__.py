@@ -5,6 +5,7 @@ from causalverify.reference._agents import (
     AGENTS,
     agent_variant,
     fragile_fault,
+    require_agent,
     write_response,
 )
 from causalverify.reference._confidence import write_confidence
@@ -14,6 +15,7 @@ __all__ = [
     "AGENT_SUMMARIES",
     "agent_variant",
     "fragile_fault",
+    "require_agent",
     "write_confidence",
     "write_response",
 ]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from typing import Final, Literal
 
-from causalverify.errors import SetupError
+from causalverify.errors import ProviderError, SetupError
 from causalverify.families import Language
 from causalverify.records import ScenarioFacts
 from causalverify.reference import _text
@@ -56,6 +56,20 @@ AGENT_SUMMARIES: Final[dict[str, str]] = {
 }
 
 FragileFault = Literal["missing", "typo"]
+
+
+def require_agent(agent: str) -> str:
+    """``agent`` if it is a reference agent.
+
+    Raises
+    ------
+    ProviderError
+        Naming the agents there are (a ``reference/<agent>`` spec with an unknown agent).
+    """
+    if agent not in AGENTS:
+        raise ProviderError(f"unknown reference agent {agent!r}; choose one of {', '.join(AGENTS)}")
+    return agent
+
 
 _SECTION_TITLES: Final[dict[Language, str]] = {"r": "## 2. R Code", "python": "## 2. Python Code"}
 

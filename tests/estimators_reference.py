@@ -17,10 +17,19 @@ REFERENCE_DIR = (
 HAVE_REFERENCE = (REFERENCE_DIR / "dgp_verification.json").is_file()
 #: marks a test that reads the published data: skipped, and named, in a clone without it; in CI
 #: its absence stops the session instead (``conftest.py``)
-needs_reference = pytest.mark.skipif(
-    not HAVE_REFERENCE,
-    reason="needs the published reference data in ../shared/reference/causalverify-2026",
-)
+REASON = "needs the published reference data in ../shared/reference/causalverify-2026"
+needs_reference = pytest.mark.skipif(not HAVE_REFERENCE, reason=REASON)
+
+
+def require_reference() -> Path:
+    """The reference folder; skips the calling test (with the reason) in a clone without it.
+
+    Helpers that read the published data call this, so every test using them skips cleanly; in
+    CI the data's absence stops the session instead (``conftest.py``).
+    """
+    if not HAVE_REFERENCE:
+        pytest.skip(REASON)
+    return REFERENCE_DIR
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,7 @@ import pandas as pd
 from causalverify.estimators import canonical
 from causalverify.families import Family, Language
 from causalverify.scenarios.model import Canonical, Scenario
-
-REFERENCE = (
-    Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "causalverify-2026"
-)
+from estimators_reference import require_reference
 
 #: published scenarios with realised CSVs in the reference folder, by family
 REFERENCE_IDS: dict[Family, tuple[str, ...]] = {
@@ -56,7 +53,7 @@ def reference_scenario(source_id: str, family: Family, scenario_id: str | None =
 
     ``scenario_id`` lets a test reuse a CSV under another id (the ``fragile`` agent decides by id).
     """
-    csv = REFERENCE / "data" / f"{source_id}_data.csv"
+    csv = require_reference() / "data" / f"{source_id}_data.csv"
     data = pd.read_csv(csv)
     result = canonical(data, family)
     sid = scenario_id or source_id
@@ -87,7 +84,7 @@ def reference_scenario(source_id: str, family: Family, scenario_id: str | None =
 
 def reference_csv(source_id: str) -> Path:
     """Path of a published CSV."""
-    return REFERENCE / "data" / f"{source_id}_data.csv"
+    return require_reference() / "data" / f"{source_id}_data.csv"
 
 
 def code_blocks(response: str) -> list[tuple[str, str]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,10 +18,8 @@ from causalverify.scenarios.dgp import (
     scenario_rng,
     to_csv_bytes,
 )
+from estimators_reference import require_reference
 
-REFERENCE = (
-    Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "causalverify-2026"
-)
 PUBLISHED_SAMPLE: dict[Family, str] = {
     "did": "s01_data.csv",
     "event_study": "s11_data.csv",
@@ -55,7 +52,7 @@ def _max_decimals(cells: list[str]) -> int:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_header_matches_published_csv(family: Family) -> None:
-    path = REFERENCE / "data" / PUBLISHED_SAMPLE[family]
+    path = require_reference() / "data" / PUBLISHED_SAMPLE[family]
     if not path.is_file():
         pytest.fail(f"reference data missing at {path}")
     published_header = path.read_text(encoding="utf-8").splitlines()[0]

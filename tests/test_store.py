@@ -291,3 +291,43 @@ def test_a_second_writer_stops_with_a_message(tmp_path: Path) -> None:
         pass
     with writer_lock(tmp_path / "run"):  # released when the holder finishes
         pass
+
+
+_KILL_IN_BATCH = """
+import os, signal, sys
+sys.path.insert(0, sys.argv[2])
+from pathlib import Path
+import causalverify.store.sqlite as sqlite_store
+from causalverify.store import RunStore
+from test_store import make_record
+store = RunStore.open(Path(sys.argv[1]))
+records = [make_record(f"s{i:03d}", status="wrong", estimate=9.0) for i in range(40)]
+
+def die(values):  # runs inside the batch's transaction, after its cells were written
+    os.kill(os.getpid(), signal.SIGKILL)
+
+sqlite_store._meta_rows = die
+store.put_cells(records, meta={"rescored": {"profile": "paper"}})
+"""
+
+
+def test_a_batch_is_all_or_nothing_under_sigkill(tmp_path: Path) -> None:
+    """Rescoring writes every cell and its note in one transaction: killed inside it, the
+    store is as it was; completed, every cell is written with seq numbers as one by one."""
+    before = [make_record(f"s{i:03d}") for i in range(40)]
+    with RunStore.open(tmp_path, create=True) as store:
+        store.put_cells(before, meta={"profile": "default"})
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILL_IN_BATCH, str(tmp_path), str(Path(__file__).parent)],
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    with RunStore.open(tmp_path) as store:
+        assert list(store.iter_cells()) == before
+        assert "rescored" not in store.meta()
+        after = [make_record(f"s{i:03d}", status="wrong", estimate=9.0) for i in range(40)]
+        assert store.put_cells(after, meta={"rescored": None}) == 40
+        assert list(store.iter_cells()) == after and store.meta()["rescored"] is None
+        seqs = store._conn.execute("SELECT seq FROM cells ORDER BY scenario_id").fetchall()
+        assert [s for (s,) in seqs] == list(range(41, 81))

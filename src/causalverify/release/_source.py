@@ -142,9 +142,7 @@ def unfreeze(release: Path, run_dir: Path, *, records: Iterable[CellRecord] | No
             raise StoreError(f"{run_dir} already holds a run; unfreeze into a new folder")
         meta = source.meta()
         meta["suite_path"] = str((source.root / SUITE_DIR).resolve())
-        store.set_meta(meta)
-        for record in source.iter_cells() if records is None else records:
-            store.put_cell(record)
+        store.put_cells(source.iter_cells() if records is None else records, meta=meta)
     databases = {STORE_FILE: source.index.get("tables", {}), **source.index.get("databases", {})}
     for database, tables in databases.items():
         if database != STORE_FILE and database not in SIDE_DATABASES:

@@ -45,14 +45,13 @@ def score_run(
             rescore(r, profile=profile, tolerance=tolerance, extractor=extractor)
             for r in store.iter_cells()
         ]
-        for record in records:
-            store.put_cell(record)
         # The run's own settings (what a resumed `run` must repeat) stay as they are; a rescoring
-        # with other settings is recorded beside them, and reports show it.
+        # with other settings is recorded beside them, and reports show it. Cells and that note
+        # are written in one transaction: all of them or, if the process dies, none.
         chosen = {"profile": profile, "tolerance": tolerance, "extractor": extractor}
         meta = store.meta()
         own = {k: meta.get(k, chosen[k]) for k in chosen}
-        store.set_meta({"rescored": chosen if chosen != own else None})
+        store.put_cells(records, meta={"rescored": chosen if chosen != own else None})
     frame = cells_frame(records)
     write_scores_csv(frame, run_dir / SCORES_FILE)
     return frame

@@ -21,7 +21,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -52,6 +52,19 @@ CREATE TABLE IF NOT EXISTS cells (
 """
 
 _ORDER = "ORDER BY scenario_id, model, language, sample"
+_PUT_CELL = (
+    "INSERT INTO cells(scenario_id, model, language, sample, status, record, seq) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT(scenario_id, model, language, sample) DO UPDATE SET "
+    "status = excluded.status, record = excluded.record, seq = excluded.seq"
+)
+_PUT_META = "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+
+
+def _meta_rows(values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [(k, json.dumps(v, sort_keys=True)) for k, v in values.items()]
+
+
 _TABLES = frozenset({"meta", "cells", "calibration"})
 
 
@@ -140,13 +153,8 @@ class RunStore:
 
     def set_meta(self, values: Mapping[str, Any]) -> None:
         """Upsert metadata keys in one transaction (keys not named are kept)."""
-        rows = [(k, json.dumps(v, sort_keys=True)) for k, v in values.items()]
         with self._lock, self._conn:
-            self._conn.executemany(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                rows,
-            )
+            self._conn.executemany(_PUT_META, _meta_rows(values))
 
     # -- cells ----------------------------------------------------------------------------------
 
@@ -161,15 +169,31 @@ class RunStore:
 
     def put_cell(self, record: CellRecord) -> None:
         """Insert or replace the record of one cell, in a single transaction."""
-        payload = record.model_dump_json()
+        self.put_cells([record])
+
+    def put_cells(
+        self, records: Iterable[CellRecord], *, meta: Mapping[str, Any] | None = None
+    ) -> int:
+        """Insert or replace many records (and upsert ``meta``) in one transaction.
+
+        Bulk updates (rescoring, unfreezing a release) write this way: one commit instead of
+        one per cell, and all or nothing if the process dies (``kill -9`` leaves the store as it
+        was). Each record gets the next ``seq`` in order, exactly as one ``put_cell`` after the
+        other would.
+
+        Returns
+        -------
+        int
+            How many records were written.
+        """
+        rows = [(*r.key.as_tuple(), r.status, r.model_dump_json()) for r in records]
         with self._lock, self._conn:
-            self._conn.execute(
-                "INSERT INTO cells(scenario_id, model, language, sample, status, record, seq) "
-                "VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM cells)) "
-                "ON CONFLICT(scenario_id, model, language, sample) DO UPDATE SET "
-                "status = excluded.status, record = excluded.record, seq = excluded.seq",
-                (*record.key.as_tuple(), record.status, payload),
-            )
+            (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM cells").fetchone()
+            numbered = [(*row, last + i) for i, row in enumerate(rows, start=1)]
+            self._conn.executemany(_PUT_CELL, numbered)
+            if meta:
+                self._conn.executemany(_PUT_META, _meta_rows(meta))
+        return len(rows)
 
     def get_cell(self, key: CellKey) -> CellRecord | None:
         """Return the stored record of ``key``, or None."""

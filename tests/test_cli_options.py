@@ -171,6 +171,12 @@ def test_build_and_report_print_json(tmp_path: Path) -> None:
     assert report.exit_code == 0, (report.output, report.exception)
     assert json.loads(report.output)["n_cells"] == 12
     assert (run_dir / "report" / "index.html").is_file()
+    from causalverify.report import write_report
+
+    steps: list[str] = []
+    write_report(run_dir, tmp_path / "r2", n_resamples=10, progress=lambda s, d, t: steps.append(s))
+    assert steps[0] == "reading the cells" and steps[-1] == "writing leaderboard.md and index.html"
+    assert any(s.startswith("analysing") for s in steps) and "drawing the figures" in steps
 
 
 def test_prices_reach_every_command_that_asks_models(tmp_path: Path) -> None:

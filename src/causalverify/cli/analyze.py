@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import friendly_errors, step_progress
 from causalverify.cli._options import published_format_option, resamples_option, unit_option
 from causalverify.errors import CausalVerifyError
+from causalverify.progress import tell
 
 #: tables printed to the terminal, in order
 SHOWN = ("leaderboard", "executed_wrong", "rank_agreement", "stability", "sweep", "taxonomy")
@@ -112,10 +113,22 @@ def analyze(
     if out is not None:
         from causalverify.report import write_report
 
-        index = write_report(frame, out, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples)
+        with step_progress(as_json) as progress:
+            index = write_report(
+                frame,
+                out,
+                seed=chosen_seed,
+                unit=chosen_unit,
+                n_resamples=resamples,
+                progress=progress,
+            )
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     else:
-        summary = analyze_cells(frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples)
+        with step_progress(as_json) as progress:
+            tell(progress, f"analysing (bootstrap, {resamples} resamples)")
+            summary = analyze_cells(
+                frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples
+            )
     if as_json:
         click.echo(dumps_summary(summary), nl=False)
     else:

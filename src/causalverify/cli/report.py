@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors
-from causalverify.cli._options import resamples_option, unit_option
+from causalverify.cli._common import friendly_errors, step_progress
+from causalverify.cli._options import quiet_option, resamples_option, unit_option
 
 
 @click.command("report")
@@ -25,6 +25,7 @@ from causalverify.cli._options import resamples_option, unit_option
 @unit_option()
 @resamples_option()
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout after writing.")
+@quiet_option
 @friendly_errors
 def report(
     run_dir: Path,
@@ -34,6 +35,7 @@ def report(
     unit: str,
     resamples: int,
     as_json: bool,
+    quiet: bool,
 ) -> None:
     """Write summary.json, leaderboard.md, cells.csv, figures and index.html for RUN_DIR.
 
@@ -45,7 +47,7 @@ def report(
 
     if out is None and is_release(run_dir):
         raise click.UsageError(f"{run_dir} is a frozen release (read-only): give --out DIR")
-    with run_dir_for(run_dir) as source:
+    with run_dir_for(run_dir) as source, step_progress(quiet or as_json) as progress:
         index = write_report(
             source,
             out if out is not None else run_dir / "report",
@@ -53,6 +55,7 @@ def report(
             title=title or DEFAULT_TITLE,
             unit="model_language" if unit == "model_language" else "model",
             n_resamples=resamples,
+            progress=progress,
         )
     if as_json:
         click.echo((index.parent / "summary.json").read_text(encoding="utf-8"), nl=False)

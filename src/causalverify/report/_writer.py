@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -17,6 +18,7 @@ from causalverify.analysis import (
     prepare_cells,
 )
 from causalverify.analysis._summary import N_RESAMPLES
+from causalverify.progress import StepCallback, tell
 from causalverify.report._figures import write_figures
 from causalverify.report._render import render_html, render_markdown
 from causalverify.report.calibration import calibration_summary, write_calibration_figures
@@ -60,6 +62,7 @@ def write_report(
     unit: Unit = "model",
     n_resamples: int = N_RESAMPLES,
     meta: Mapping[str, Any] | None = None,
+    progress: StepCallback | None = None,
 ) -> Path:
     """Write the full report for a run folder or a per-cell frame.
 
@@ -79,6 +82,8 @@ def write_report(
         Bootstrap resamples.
     meta
         Run metadata; for a run folder it is read from the store. Only :data:`META_KEYS` are kept.
+    progress
+        Told each step as it starts (see :mod:`causalverify.progress`).
 
     Returns
     -------
@@ -86,12 +91,14 @@ def write_report(
         The path of ``index.html``. Beside it: ``summary.json``, ``leaderboard.md``,
         ``cells.csv`` and ``figures/*.png``, all byte-identical for identical inputs.
     """
+    tell(progress, "reading the cells")
     if isinstance(source, pd.DataFrame):
         frame = source
     else:
         frame, stored_meta = load_run_cells(Path(source))
         meta = stored_meta if meta is None else meta
     cells = prepare_cells(frame)
+    tell(progress, f"analysing (bootstrap, {n_resamples} resamples)")
     summary = analyze_cells(cells, seed=seed, unit=unit, n_resamples=n_resamples)
     summary["title"] = title
     summary["run"] = {
@@ -100,6 +107,7 @@ def write_report(
         if meta is not None and k in meta and (meta[k] is not None or k != "rescored")
     }
     if not isinstance(source, pd.DataFrame):  # calibration rows live in the run store
+        tell(progress, "calibration and Experiment A")
         models = (meta or {}).get("models")
         calibration = calibration_summary(
             Path(source), seed=seed, n_resamples=n_resamples, models=models
@@ -113,9 +121,11 @@ def write_report(
     _write_text(out_dir / "summary.json", dumps_summary(summary))
     summary = _reload(out_dir / "summary.json")
     cells.to_csv(out_dir / "cells.csv", index=False, lineterminator="\n")
+    tell(progress, "drawing the figures")
     figures = write_figures(summary, add_unit(cells, unit), out_dir / "figures")
     figures.update(write_calibration_figures(summary, out_dir / "figures"))
     figures.update(write_experiment_a_figures(summary, out_dir / "figures"))
+    tell(progress, "writing leaderboard.md and index.html")
     _write_text(out_dir / "leaderboard.md", render_markdown(summary, title))
     index = out_dir / "index.html"
     _write_text(index, render_html(summary, title, figures))
@@ -124,8 +134,6 @@ def write_report(
 
 def _reload(path: Path) -> dict[str, Any]:
     """Read the written summary back, so every rendered number is the one in the file."""
-    import json
-
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from causalverify.errors import StoreError
+from causalverify.errors import CausalVerifyError, StoreError
 from causalverify.sandbox.base import ExecResult
 from causalverify.store import (
     COLUMNS,
@@ -331,3 +331,29 @@ def test_a_batch_is_all_or_nothing_under_sigkill(tmp_path: Path) -> None:
         assert list(store.iter_cells()) == after and store.meta()["rescored"] is None
         seqs = store._conn.execute("SELECT seq FROM cells ORDER BY scenario_id").fetchall()
         assert [s for (s,) in seqs] == list(range(41, 81))
+
+
+def test_every_database_has_the_same_settings_and_a_schema_version(tmp_path: Path) -> None:
+    """The run store, the Experiment A store and the response cache open one way."""
+    from causalverify.models import ResponseCache
+    from causalverify.papers.store import PaperStore
+
+    run = RunStore.open(tmp_path / "run", create=True)
+    papers = PaperStore.open(tmp_path / "run", create=True)
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    for conn in (run._conn, papers._conn, cache._conn):
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert conn.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
+        assert conn.execute("PRAGMA user_version").fetchone() == (1,)
+    run.close()
+    papers.close()
+    cache.close()
+    for path, opener, what in (
+        (tmp_path / "run" / "run.sqlite", lambda: RunStore.open(tmp_path / "run"), "run store"),
+        (tmp_path / "run" / "papers.sqlite", lambda: PaperStore.open(tmp_path / "run"), "Experiment A"),
+        (tmp_path / "cache.sqlite", lambda: ResponseCache(tmp_path / "cache.sqlite"), "response cache"),
+    ):  # fmt: skip
+        with sqlite3.connect(path) as conn:
+            conn.execute("PRAGMA user_version = 7")
+        with pytest.raises(CausalVerifyError, match=f"{what}.*schema version 7 is not supported"):
+            opener()

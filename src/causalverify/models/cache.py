@@ -17,8 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from causalverify.errors import SetupError
+from causalverify.errors import SetupError, StoreError
 from causalverify.records import Message, ModelResponse
+from causalverify.sqlite import connect
+
+#: version of the response cache's schema (``PRAGMA user_version``)
+SCHEMA_VERSION = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -73,11 +77,14 @@ class ResponseCache:
         self.path = Path(path) if path is not None else default_cache_path()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(_SCHEMA)
-            self._conn.commit()
-        except (OSError, sqlite3.Error) as exc:
+            self._conn = connect(
+                self.path,
+                schema=_SCHEMA,
+                tables=frozenset({"responses"}),
+                what="response cache",
+                version=SCHEMA_VERSION,
+            )
+        except (OSError, sqlite3.Error, StoreError) as exc:
             raise SetupError(f"cannot open the response cache at {self.path}: {exc}") from exc
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}

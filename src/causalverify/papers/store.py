@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from causalverify.errors import StoreError
 from causalverify.records import Message, ModelResponse
-from causalverify.store.sqlite import connect
+from causalverify.sqlite import connect
 
 FILENAME: Final[str] = "papers.sqlite"
 Table = Literal["answers", "votes", "judgements"]
@@ -91,7 +91,7 @@ class PaperStore:
                 path,
                 schema=SCHEMA,
                 tables=frozenset({"meta", *KEYS}),
-                what="Experiment A",
+                what="Experiment A store",
                 version=SCHEMA_VERSION,
             )
         except (OSError, sqlite3.Error) as exc:

@@ -28,6 +28,8 @@ from typing import Any
 
 from causalverify.errors import StoreError
 from causalverify.records import CellKey, CellRecord, CellStatus
+from causalverify.sqlite import connect as sqlite_connect
+from causalverify.sqlite import ensure_schema
 from causalverify.store.calibration import CALIBRATION_SCHEMA, CalibrationRecord
 
 STORE_FILE = "run.sqlite"
@@ -299,7 +301,13 @@ def _initialise(path: Path) -> None:
         conn = sqlite3.connect(staging)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
-            _ensure_schema(conn)
+            ensure_schema(
+                conn,
+                schema=_SCHEMA + CALIBRATION_SCHEMA,
+                tables=_TABLES,
+                what="run store",
+                version=SCHEMA_VERSION,
+            )
         finally:
             conn.close()
         if not path.exists():
@@ -311,50 +319,9 @@ def _initialise(path: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
-def connect(
-    path: Path, *, schema: str, tables: frozenset[str], what: str, version: int = SCHEMA_VERSION
-) -> sqlite3.Connection:
-    """Open a store's database with the one set of settings every store uses.
-
-    WAL journal (readers never block the writer), ``synchronous=FULL`` (a committed row
-    survives a power cut, not only a crash), a 30 s busy timeout, a connection usable from the
-    thread that writes, and the schema version in ``PRAGMA user_version``: missing tables are
-    created, a newer or unknown version is refused.
-
-    Raises
-    ------
-    StoreError
-        If the schema version is not ``version``.
-    sqlite3.DatabaseError
-        If the file is not an SQLite database.
-    """
-    conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
-    conn.execute("PRAGMA synchronous=FULL")
-    (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
-    if mode != "wal":
-        conn.execute("PRAGMA journal_mode=WAL")
-    _ensure_schema(conn, schema=schema, tables=tables, what=what, version=version)
-    return conn
-
-
-def _ensure_schema(
-    conn: sqlite3.Connection,
-    *,
-    schema: str = _SCHEMA + CALIBRATION_SCHEMA,
-    tables: frozenset[str] = _TABLES,
-    what: str = "run",
-    version: int = SCHEMA_VERSION,
-) -> None:
-    """Check the schema version and create missing tables (writing only when something is missing)."""
-    (found,) = conn.execute("PRAGMA user_version").fetchone()
-    if found not in (0, version):
-        raise StoreError(
-            f"{what} store schema version {found} is not supported (expected {version})"
-        )
-    query = "SELECT name FROM sqlite_master WHERE type='table'"
-    present = {name for (name,) in conn.execute(query)}
-    if found == version and present >= tables:
-        return
-    with conn:
-        conn.executescript(schema)
-        conn.execute(f"PRAGMA user_version = {version}")
+def connect(path: Path, *, schema: str, tables: frozenset[str], what: str) -> sqlite3.Connection:
+    """A run store's connection with the settings every database of ours has
+    (:func:`causalverify.sqlite.connect`) and the run store's schema version."""
+    return sqlite_connect(
+        path, schema=schema, tables=tables, what=f"{what} store", version=SCHEMA_VERSION
+    )

@@ -24,7 +24,7 @@ from causalverify.models.cached import CachedProvider
 from causalverify.papers.run import AskSettings, run_papers
 from causalverify.records import Message, ModelResponse, ScenarioBrief
 from causalverify.reference import write_response
-from causalverify.runner import RunConfig, default_stages, run_benchmark
+from causalverify.runner import ProgressEvent, RunConfig, default_stages, run_benchmark
 from causalverify.scenarios import load_suite
 from run_e2e_helpers import needs_r_and_sandbox, shared_root, smoke_suite, with_marks
 
@@ -139,21 +139,28 @@ def test_no_model_receives_the_answer_in_a_run_calibration_or_papers_run(
         cache_path=tmp_path / "cache.sqlite",
     )
     stages = dataclasses.replace(default_stages(config), make_provider=spies.__getitem__)
-    summary = run_benchmark(config, stages=stages)
+    events: list[ProgressEvent] = []
+    summary = run_benchmark(config, stages=stages, progress=events.append)
     assert summary.counts.get("correct") == 8  # the agent still answers every cell right
     assert len(api.calls) == len(agent.calls) == 8
     calibrated = CalibrationConfig(run_dir=config.out_dir, models=tuple(spies))
-    calibrate_run(calibrated, make_provider=spies.__getitem__)
+    calibrate_run(calibrated, make_provider=spies.__getitem__, progress=events.append)
     contexts = [call[2] for call in agent.calls]
     assert {c.protocol for c in contexts} == {"default", "calibration/default"}
     assert all(type(c.scenario) is ScenarioBrief for c in contexts)
-    settings = AskSettings(make_provider=spies.__getitem__)
+    settings = AskSettings(make_provider=spies.__getitem__, progress=events.append)
     paper_agent = AgentSpy("reference/naive", None)
     paper_agent.inner = type("Echo", (), {"answer": lambda *a, **k: ModelResponse(content="x")})()
     spies[paper_agent.spec] = paper_agent
     run_papers(config.out_dir, models=[api.spec, paper_agent.spec], settings=settings, limit=2)
     assert len(paper_agent.calls) == 2 and all(call[2] is None for call in paper_agent.calls)
     _assert_no_answer([api, agent, paper_agent], suite)
+    # one progress report for all three: the engine's, named by task
+    assert all(type(e) is ProgressEvent for e in events)
+    assert {e.task for e in events} == {"cells", "confidences", "papers (standard)"}
+    for task in ("cells", "confidences", "papers (standard)"):
+        kinds = [e.kind for e in events if e.task == task]
+        assert kinds[0] == "start" and kinds[-1] == "done" and set(kinds[1:-1]) == {"cell"}
     # the agent's answers are the ones the full scenario would give: the brief is enough
     s = suite.scenarios[0]
     brief = ScenarioBrief.of(s)

@@ -29,7 +29,14 @@ from causalverify.records import (
     ScenarioBrief,
     messages_sha256,
 )
-from causalverify.runner.engine import Engine, Job, Tally, is_pending, model_factory
+from causalverify.runner.engine import (
+    Engine,
+    Job,
+    ProgressEvent,
+    Tally,
+    is_pending,
+    model_factory,
+)
 from causalverify.runner.meta import suite_fingerprint
 from causalverify.runner.suite import balanced_subset
 from causalverify.scenarios import load_suite
@@ -39,7 +46,7 @@ from causalverify.store.sqlite import RunStore, writer_lock
 if TYPE_CHECKING:
     from causalverify.scenarios.model import Scenario
 
-ProgressKind = Literal["start", "row", "done"]
+ProgressKind = Literal["start", "cell", "done"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,16 +102,8 @@ class CalibrationConfig:
             raise ValueError(f"protocol must be 'default' or 'paper', got {self.protocol!r}")
 
 
-@dataclass(frozen=True)
-class CalibrationProgress:
-    """A progress report: at the start, after every stored row and at the end."""
-
-    kind: ProgressKind
-    total: int
-    done: int
-    skipped: int
-    counts: dict[str, int]
-    record: CalibrationRecord | None = None
+#: the calibration arm's progress reports are the engine's (``task="confidences"``)
+CalibrationProgress = ProgressEvent
 
 
 @dataclass(frozen=True)
@@ -385,13 +384,14 @@ class _Dispatch:
         self.computed += 1
         self.counts[record.status] += 1
         self.tally.add(record.key.model, record.response)
-        self.emit("row", record)
+        self.emit("cell", record)
 
     def emit(self, kind: ProgressKind, record: CalibrationRecord | None = None) -> None:
         if self.progress is not None:
             self.progress(
-                CalibrationProgress(
+                ProgressEvent(
                     kind=kind,
+                    task="confidences",
                     total=self.total,
                     done=self.skipped + self.computed,
                     skipped=self.skipped,

@@ -189,3 +189,26 @@ def step_progress(quiet: bool) -> Iterator[Any]:
             bar.update(
                 task, total=bar.tasks[task].completed or 1, completed=bar.tasks[task].completed or 1
             )
+
+
+@contextmanager
+def engine_progress(console: Any, quiet: bool, label: str) -> Iterator[Any]:
+    """The progress bar of work the dispatch engine runs (a run, the calibration arm): done out
+    of total with an ETA, the count of every status so far, and the model retries as they
+    happen. Yields the callback for the engine's progress events, or ``None`` when quiet."""
+    if quiet:
+        yield None
+        return
+    bar = status_progress(console, *eta_columns(label))
+    task = bar.add_task(label, total=None)
+
+    def callback(event: Any) -> None:
+        bar.counts = "  ".join(f"{k} {v}" for k, v in sorted(event.counts.items()))
+        if event.kind == "start":
+            bar.reset(task, total=event.total, completed=event.done)
+        else:
+            bar.update(task, completed=event.done)
+
+    with watch_retries() as retries, bar:
+        bar.retries = retries
+        yield callback

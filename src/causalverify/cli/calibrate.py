@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
-from causalverify.cli._common import (
-    echo_json,
-    eta_columns,
-    friendly_errors,
-    status_progress,
-    watch_retries,
-)
+from causalverify.cli._common import echo_json, engine_progress, friendly_errors
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -103,34 +95,12 @@ def calibrate(
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    with _progress(err, quiet or as_json) as callback:
+    with engine_progress(err, quiet or as_json, "confidences") as callback:
         summary = calibrate_run(config, progress=callback)
     if as_json:
         echo_json(summary)
         return
     _print(summary, run_dir, protocol, Console())
-
-
-@contextmanager
-def _progress(console: Any, quiet: bool) -> Iterator[Any]:
-    if quiet:
-        yield None
-        return
-    from causalverify.calibration import CalibrationProgress
-
-    bar = status_progress(console, *eta_columns("confidences"))
-    task = bar.add_task("confidences", total=None)
-
-    def callback(event: CalibrationProgress) -> None:
-        bar.counts = "  ".join(f"{k} {v}" for k, v in sorted(event.counts.items()))
-        if event.kind == "start":
-            bar.reset(task, total=event.total, completed=event.done)
-        else:
-            bar.update(task, completed=event.done)
-
-    with watch_retries() as retries, bar:
-        bar.retries = retries
-        yield callback
 
 
 def _print(summary: Any, run_dir: Path, protocol: str, console: Any) -> None:

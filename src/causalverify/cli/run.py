@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
-from causalverify.cli._common import (
-    echo_json,
-    eta_columns,
-    friendly_errors,
-    plain,
-    status_progress,
-    watch_retries,
-)
+from causalverify.cli._common import echo_json, engine_progress, friendly_errors, plain
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -225,7 +216,7 @@ def run(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
-        with _progress(err, quiet or as_json) as callback:
+        with engine_progress(err, quiet or as_json, "cells") as callback:
             summary = run_benchmark(config, progress=callback)
     except KeyboardInterrupt:
         err.print("interrupted: finished cells are stored; rerun the same command to resume")
@@ -236,30 +227,6 @@ def run(
         _print_summary(summary, Console())
     if summary.counts.get("api_error", 0):
         sys.exit(EXIT_INCOMPLETE)
-
-
-@contextmanager
-def _progress(console: Any, quiet: bool) -> Iterator[Any]:
-    """A rich progress bar with an ETA and, below it, the count of every status so far and the
-    model retries as they happen."""
-    if quiet:
-        yield None
-        return
-    from causalverify.runner import ProgressEvent
-
-    bar = status_progress(console, *eta_columns("cells"))
-    task = bar.add_task("cells", total=None)
-
-    def callback(event: ProgressEvent) -> None:
-        bar.counts = "  ".join(f"{k} {v}" for k, v in sorted(event.counts.items()))
-        if event.kind == "start":
-            bar.reset(task, total=event.total, completed=event.done)
-        else:
-            bar.update(task, completed=event.done)
-
-    with watch_retries() as retries, bar:
-        bar.retries = retries
-        yield callback
 
 
 def _print_summary(summary: Any, console: Any) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +26,14 @@ from causalverify.papers.prompts import Arm, Layer, judge_messages, label_messag
 from causalverify.papers.records import PaperRecord, default_corpus_path, load_papers
 from causalverify.papers.store import Exchange, PaperStore, Table
 from causalverify.records import Message, ModelResponse, messages_sha256
-from causalverify.runner.engine import Engine, Tally, answer_status, is_pending, model_factory
+from causalverify.runner.engine import (
+    Engine,
+    ProgressEvent,
+    Tally,
+    answer_status,
+    is_pending,
+    model_factory,
+)
 from causalverify.runner.engine import Job as EngineJob
 from causalverify.sampling import evenly
 from causalverify.store.sqlite import writer_lock
@@ -44,15 +51,8 @@ class Job:
     messages: list[Message]
 
 
-@dataclass(frozen=True)
-class Progress:
-    """A progress report: at the start, after every stored row and at the end."""
-
-    kind: Literal["start", "row", "done"]
-    task: str
-    total: int
-    done: int
-    counts: dict[str, int]
+#: Experiment A's progress reports are the engine's (``task`` names the kind of prompt)
+Progress = ProgressEvent
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def ask_all(
         statuses[j.table][j.key] for j in jobs if not is_pending(statuses[j.table], j.key)
     )
     skipped = len(jobs) - len(todo)
-    emit = _emitter(settings, task, len(jobs))
+    emit = _emitter(settings, task, len(jobs), skipped)
     emit("start", skipped, counts)
     factory = settings.make_provider or (default_factory(settings) if todo else None)
     tally, asked = Tally(), 0
@@ -162,7 +162,7 @@ def ask_all(
         asked += 1
         counts[exchange.status] += 1
         tally.add(job.model, exchange.response)
-        emit("row", skipped + asked, counts)
+        emit("cell", skipped + asked, counts)
 
     calls = (EngineJob(j.model, functools.partial(_call, j, options=options)) for j in todo)
     with Engine(factory, concurrency=settings.workers, name="cv-papers") as engine:
@@ -180,11 +180,20 @@ def ask_all(
 
 
 def _emitter(
-    settings: AskSettings, task: str, total: int
+    settings: AskSettings, task: str, total: int, skipped: int
 ) -> Callable[[Any, int, Counter[str]], None]:
     def emit(kind: Any, done: int, counts: Counter[str]) -> None:
         if settings.progress is not None:
-            settings.progress(Progress(kind, task, total, done, dict(sorted(counts.items()))))
+            settings.progress(
+                ProgressEvent(
+                    kind=kind,
+                    task=task,
+                    total=total,
+                    done=done,
+                    skipped=skipped,
+                    counts=dict(sorted(counts.items())),
+                )
+            )
 
     return emit
 

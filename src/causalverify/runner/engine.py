@@ -21,10 +21,9 @@ Retries, rate limits and the response cache live in the models themselves
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
@@ -81,14 +80,28 @@ class Job(Generic[T]):
     call: Callable[[Model], T]
 
 
-@dataclass
-class Progress:
-    """Where the engine is: jobs finished (``done``, stored ones included), ``total``, and the
-    count of every status so far."""
+@dataclass(frozen=True, kw_only=True)
+class ProgressEvent:
+    """A step of work done through the engine, the one progress report of a run, the
+    calibration arm and Experiment A: ``start`` once, ``cell`` per finished job (a run's cell, a
+    calibration row, an Experiment A answer), ``done`` once.
 
+    ``total`` counts every job of the task, ``done`` those finished (including the ones stored
+    before, counted in ``skipped``); ``counts`` is per status; ``task`` names the work
+    (``"cells"``, ``"confidences"``, ``"papers (standard)"``, ...).
+    """
+
+    kind: Literal["start", "cell", "done"]
     total: int
-    done: int = 0
-    counts: Counter[str] = field(default_factory=Counter)
+    done: int
+    skipped: int
+    counts: Mapping[str, int]
+    task: str = "cells"
+    record: Any = None
+
+
+#: what a command hands the engine's users to hear about progress
+ProgressCallback = Callable[[ProgressEvent], None]
 
 
 def model_factory(
@@ -213,20 +226,14 @@ class Engine:
         self.close()
 
 
-def count_into(progress: Progress, status: str) -> None:
-    """Count one finished job of ``status`` (helper for ``finish`` callbacks)."""
-    progress.done += 1
-    progress.counts[status] += 1
-
-
 __all__ = [
     "RETRY_STATUSES",
     "Engine",
     "Job",
-    "Progress",
+    "ProgressCallback",
+    "ProgressEvent",
     "Tally",
     "answer_status",
-    "count_into",
     "is_pending",
     "model_factory",
 ]

@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from causalverify.records import CellRecord
+from causalverify.runner.engine import ProgressCallback, ProgressEvent
 from causalverify.store.table import cells_frame
 
-
-@dataclass(frozen=True, kw_only=True)
-class ProgressEvent:
-    """A step of a run: ``start`` once, ``cell`` per finished cell, ``done`` once.
-
-    ``total`` counts every cell of the run, ``done`` those finished (including the ones a
-    previous run had already stored, counted in ``skipped``); ``counts`` is per status.
-    """
-
-    kind: Literal["start", "cell", "done"]
-    total: int
-    done: int
-    skipped: int
-    counts: Mapping[str, int]
-    record: CellRecord | None = None
-
-
-ProgressCallback = Callable[[ProgressEvent], None]
+# the one progress report of everything the engine runs
+__all__ = ["ModelSummary", "ProgressCallback", "ProgressEvent", "RunSummary", "summarize_models"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -118,6 +118,10 @@ def test_calibrate_and_papers_take_a_limit_and_papers_the_writer_lock(
     ran = CliRunner().invoke(main, [*papers, "--limit", "3"])
     assert ran.exit_code == 0, ran.output
     assert "3 prompts" in ran.output
+    judge = ["papers", "judge", str(run_dir), "--judge", "reference/textbook", "--limit", "2"]
+    judged = CliRunner().invoke(main, [*judge, "--json"])
+    assert judged.exit_code == 0, judged.output
+    assert json.loads(judged.output)["total"] == 4  # two answers, two layers each
 
 
 #: commands that print no results to read back: a rendered prompt, installs, writing a sheet

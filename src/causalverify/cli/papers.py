@@ -215,14 +215,20 @@ def label(
 @papers.command("judge")
 @_RUN_DIR
 @click.option("--judge", "judge_model", required=True, help="Provider spec of the S3 judge.")
+@click.option(
+    "--limit",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Only N stored answers, at even steps through them.",
+)
 @_access
 @friendly_errors
-def judge(run_dir: Path, judge_model: str, **access: Any) -> None:
+def judge(run_dir: Path, judge_model: str, limit: int | None, **access: Any) -> None:
     """Scorer S3: ask a judge model for the one-word method and direction of every answer."""
     from causalverify.papers.run import run_judge
 
     with _settings(**access) as settings:
-        summary = run_judge(run_dir, judge=judge_model, settings=settings)
+        summary = run_judge(run_dir, judge=judge_model, settings=settings, limit=limit)
     _echo_summary(summary, access["as_json"])
 
 

@@ -327,15 +327,20 @@ def run_labels(
         return pool, ask_all(store, jobs, task="labels", settings=settings or AskSettings())
 
 
-def run_judge(run_dir: Path, *, judge: str, settings: AskSettings | None = None) -> AskSummary:
-    """Ask ``judge`` for the one-word method and direction of every stored answer (S3)."""
+def run_judge(
+    run_dir: Path, *, judge: str, settings: AskSettings | None = None, limit: int | None = None
+) -> AskSummary:
+    """Ask ``judge`` for the one-word method and direction of every stored answer (S3); with
+    ``limit``, of that many answers at even steps through them."""
     layers: tuple[Layer, ...] = ("method", "direction")
     with _writing(run_dir, create=False) as store:
         store.set_meta({"judge": judge})
+        answered = evenly(
+            [(key, ex) for key, ex in store.rows("answers") if ex.status == "ok"], limit
+        )
         jobs = [
             Job("judgements", (*key, layer, judge), judge, judge_messages(ex.text, layer))
-            for key, ex in store.rows("answers")
-            if ex.status == "ok"
+            for key, ex in answered
             for layer in layers
         ]
         return ask_all(store, jobs, task="judge", settings=settings or AskSettings())

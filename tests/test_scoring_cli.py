@@ -40,8 +40,7 @@ def _records() -> list[CellRecord]:
 def _run(tmp_path: Path) -> Path:
     run_dir = tmp_path / "run"
     with RunStore.open(run_dir, create=True) as store:
-        for record in _records():
-            store.put_cell(record)
+        store.put_cells(_records())
     return run_dir
 
 

@@ -184,12 +184,6 @@ def elicit(
     return record_from_response(key, protocol, task.messages, response)
 
 
-def _elicit(
-    task: _Task, model: Model, *, options: ModelOptions, protocol: CalibrationProtocol
-) -> CalibrationRecord:
-    return elicit(task, model, options, protocol)
-
-
 def select_models(run_models: Sequence[str], wanted: Sequence[str] | None) -> tuple[str, ...]:
     """The models to ask: ``wanted`` (each must be in the run) or the run's non-replay models.
 
@@ -374,8 +368,10 @@ class _Dispatch:
         config: CalibrationConfig,
     ) -> None:
         protocol = config.protocol
-        elicit_one = functools.partial(_elicit, options=options, protocol=protocol)
-        jobs = (Job(t.cell.key.model, functools.partial(elicit_one, t)) for t in tasks)
+        jobs = (
+            Job(t.cell.key.model, functools.partial(elicit, t, options=options, protocol=protocol))
+            for t in tasks
+        )
         with Engine(factory, concurrency=config.workers, name="cv-calibrate") as engine:
             engine.run(jobs, self._finish)
 

@@ -170,25 +170,22 @@ def step_progress(quiet: bool) -> Iterator[Any]:
     )
     current: dict[str, Any] = {}
 
+    def close_step() -> None:  # a step without a size shows as done once the next one starts
+        for task in current.values():
+            done = bar.tasks[task].completed or 1
+            bar.update(task, total=done, completed=done)
+            bar.stop_task(task)
+        current.clear()
+
     def callback(step: str, done: int, total: int | None) -> None:
         if step not in current:
-            for task in current.values():  # the step before is over
-                bar.update(
-                    task,
-                    total=bar.tasks[task].completed or 1,
-                    completed=bar.tasks[task].completed or 1,
-                )
-                bar.stop_task(task)
-            current.clear()
+            close_step()
             current[step] = bar.add_task(step, total=total)
         bar.update(current[step], completed=done, total=total)
 
     with bar:
         yield callback
-        for task in current.values():
-            bar.update(
-                task, total=bar.tasks[task].completed or 1, completed=bar.tasks[task].completed or 1
-            )
+        close_step()
 
 
 @contextmanager

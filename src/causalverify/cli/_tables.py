@@ -9,6 +9,7 @@ its numbers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,14 @@ def _shared_prefix(names: Sequence[str]) -> str:
     if not prefix or any(not r.strip(SEPARATORS) for r in rest) or len(set(rest)) < len(rest):
         return ""
     return prefix
+
+
+def pct(value: object) -> str:
+    """A rate as ``"88.1%"``; ``"-"`` when it is undefined (``None`` or NaN)."""
+    if value is None:
+        return "-"
+    number = float(value)  # type: ignore[arg-type]
+    return "-" if math.isnan(number) else f"{100 * number:.1f}%"
 
 
 def print_table(

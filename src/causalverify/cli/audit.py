@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
 
 from causalverify.cli._common import echo_json, friendly_errors, plain
+from causalverify.cli._tables import pct
 from causalverify.errors import StoreError
 
 
@@ -65,12 +65,10 @@ def agree(run_dir: Path, sheet: Path, as_json: bool) -> None:
         )
         return
     click.echo(f"cells audited: {result.n}")
-    click.echo(
-        f"numeric agreement: {result.numeric_agree}/{result.n} ({_pct(result.numeric_rate)})"
-    )
+    click.echo(f"numeric agreement: {result.numeric_agree}/{result.n} ({pct(result.numeric_rate)})")
     click.echo(
         f"pass/fail agreement (profile {profile}, tau {tolerance}): "
-        f"{result.passfail_agree}/{result.n_scoreable} ({_pct(result.passfail_rate)})"
+        f"{result.passfail_agree}/{result.n_scoreable} ({pct(result.passfail_rate)})"
     )
     for line in result.disagreements:
         click.echo(f"  {line}")
@@ -84,7 +82,3 @@ def _value(text: str) -> float | None:
         return float(text)
     except ValueError as exc:
         raise click.BadParameter(f"human_effect {text!r} is not a number") from exc
-
-
-def _pct(rate: float) -> str:
-    return "-" if math.isnan(rate) else f"{100 * rate:.1f}%"

@@ -231,7 +231,7 @@ def run(
 
 def _print_summary(summary: Any, console: Any) -> None:
     from causalverify.analysis import ordered_units
-    from causalverify.cli._tables import print_legend, print_table, short_names
+    from causalverify.cli._tables import pct, print_legend, print_table, short_names
     from causalverify.report import incomplete_banner
 
     order = ordered_units({m.model: m.L2b_plus for m in summary.models})
@@ -241,7 +241,7 @@ def _print_summary(summary: Any, console: Any) -> None:
         (
             name,
             str(by_name[name].cells),
-            *(_pct(getattr(by_name[name], f)) for f in ("L1", "L2a", "L2b", "L2b_plus")),
+            *(pct(getattr(by_name[name], f)) for f in ("L1", "L2a", "L2b", "L2b_plus")),
             *(str(by_name[name].counts.get(status, 0)) for status in statuses),
         )
         for name in order
@@ -267,7 +267,3 @@ def _print_summary(summary: Any, console: Any) -> None:
     if banner:
         console.print(banner, style="bold red", markup=False)
     console.print(f"store: {summary.run_dir / 'run.sqlite'}", style="dim", soft_wrap=True)
-
-
-def _pct(value: float) -> str:
-    return "-" if value != value else f"{100 * value:.1f}%"

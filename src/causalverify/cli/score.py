@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Literal
 
@@ -83,7 +82,7 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
     from rich.console import Console
 
     from causalverify.analysis import ordered_units
-    from causalverify.cli._tables import print_legend, print_table, short_names
+    from causalverify.cli._tables import pct, print_legend, print_table, short_names
     from causalverify.report import incomplete_banner
 
     console = Console()
@@ -100,7 +99,7 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
             (
                 name,
                 *(
-                    _cell(by_name[name][k]) if k.startswith("L") else str(by_name[name][k])
+                    pct(by_name[name][k]) if k.startswith("L") else str(by_name[name][k])
                     for k in keys
                 ),
             )
@@ -115,8 +114,3 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
     )
     if banner:
         console.print(banner, style="bold red", markup=False)
-
-
-def _cell(value: object) -> str:
-    number = float(value)  # type: ignore[arg-type]
-    return "-" if math.isnan(number) else f"{100 * number:.1f}%"

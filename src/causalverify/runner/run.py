@@ -201,7 +201,7 @@ class _Dispatcher:
             def execute_later(answered: Answered) -> Future[CellRecord]:
                 return pool.submit(execute, answered, self.stages, self.config, judge)
 
-            jobs = (Job(t.key.model, functools.partial(_answer, t, options=options)) for t in tasks)
+            jobs = (Job(t.key.model, functools.partial(answer, t, options=options)) for t in tasks)
             try:
                 engine.run(jobs, self._finish, then=execute_later, backlog=2 * self.config.workers)
             finally:
@@ -233,10 +233,6 @@ class _Dispatcher:
                     record=record,
                 )
             )
-
-
-def _answer(task: CellTask, model: Model, *, options: ModelOptions) -> Answered:
-    return answer(task, model, options)
 
 
 def _model_options(config: RunConfig) -> ModelOptions:

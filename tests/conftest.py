@@ -30,3 +30,36 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             f"CI run without the published reference data at {REFERENCE_DIR.name} in "
             "../shared/reference: refusing to skip the conformance tests"
         )
+
+
+# -- the sandbox, warm and cold ----------------------------------------------------------------
+#
+# Python cells run warm by default (forked from a preloaded interpreter) and cold on request;
+# every sandbox test takes the ``sandbox`` fixture below, so it runs against both paths. R cells
+# always run cold, so their warm copies would repeat the cold ones exactly and are left out.
+
+SANDBOX_MODES = ("warm", "cold")
+
+
+@pytest.fixture(scope="module", params=SANDBOX_MODES)
+def sandbox(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    from causalverify.sandbox import get_sandbox
+
+    box = get_sandbox(warm=request.param == "warm")
+    if request.param == "warm":
+        warm = getattr(box, "warm", None)
+        assert warm is not None and warm.start().running, warm and warm.status()
+    return box
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    keep, drop = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if params.get("sandbox") == "warm" and params.get("language") == "r":
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

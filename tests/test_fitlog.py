@@ -12,7 +12,7 @@ import pytest
 
 from causalverify.extraction import extract_estimate
 from causalverify.families import Language
-from causalverify.sandbox import ExecResult, Limits, Sandbox, get_sandbox
+from causalverify.sandbox import ExecResult, Limits, Sandbox
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.sandbox.fitlog import MAX_BYTES, MAX_ENTRIES, parse_fit_log
 
@@ -42,11 +42,6 @@ def _data() -> bytes:
         }
     )
     return frame.to_csv(index=False).encode()
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    return get_sandbox()
 
 
 def _run(sandbox: Sandbox, language: Language, code: str) -> ExecResult:

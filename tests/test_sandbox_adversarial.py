@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from causalverify.families import Language
-from causalverify.sandbox import ExecResult, Limits, Sandbox, get_sandbox
+from causalverify.sandbox import ExecResult, Limits, Sandbox
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -29,11 +29,6 @@ LANGS = [pytest.param("r", marks=needs_r, id="r"), pytest.param("python", id="py
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = Limits(wall_seconds=20, cpu_seconds=10, memory_mb=1024, max_processes=32)
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    return get_sandbox()
 
 
 def run(sandbox: Sandbox, language: Language, r: str, py: str, limits: Limits = FAST) -> ExecResult:

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from causalverify.families import Language
-from causalverify.sandbox import ExecResult, Limits, Sandbox, get_sandbox
+from causalverify.sandbox import ExecResult, Limits, Sandbox
 from causalverify.sandbox._seccomp import filter_program, syscall_numbers
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.sandbox.selftest import run_selftest
@@ -21,11 +21,6 @@ pytestmark = [
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
 LANGS = [pytest.param("r", marks=needs_r, id="r"), pytest.param("python", id="python")]
 FAST = Limits(wall_seconds=20, cpu_seconds=10, memory_mb=1024, max_processes=32)
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    return get_sandbox()
 
 
 def run(sandbox: Sandbox, language: Language, r: str, py: str) -> ExecResult:

@@ -24,6 +24,16 @@ PUBLISHED_FORMATS: tuple[str, ...] = ("causalverify-2026",)
 UNITS: tuple[str, ...] = ("model", "model_language")
 
 
+def warm_option() -> Callable[[F], F]:
+    """``--warm/--no-warm``: fork Python cells from a preloaded interpreter (the default)."""
+    return click.option(
+        "--warm/--no-warm",
+        default=None,
+        help="Fork Python cells from an interpreter that has the analysis packages loaded "
+        "[default: on; the setting CAUSALVERIFY_WARM=0 turns it off]. Results are the same.",
+    )
+
+
 def base_url_option(help: str = "Server URL for API providers.") -> Callable[[F], F]:
     """``--base-url``: the server URL for API (``openai``/``anthropic``) providers."""
     return click.option("--base-url", default=None, help=help)

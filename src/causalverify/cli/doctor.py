@@ -14,6 +14,7 @@ from causalverify.errors import CausalVerifyError
 from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.manifest import PYTHON_PACKAGES, environment_manifest
 from causalverify.sandbox.rlibrary import RECOMMENDED
+from causalverify.sandbox.warm import warm_default
 
 #: packages the canonical estimators and the reference panel need
 REQUIRED_PYTHON = ("numpy", "pandas", "scipy", "statsmodels", "linearmodels")
@@ -61,23 +62,29 @@ def _environment_table() -> tuple[Table, bool]:
     return table, ok
 
 
-def _selftest_table() -> tuple[Table, bool]:
+def _selftest_table(warm: bool) -> tuple[Table, bool]:
+    """Every protection, checked on the warm path (Python cells forked from the preloaded
+    interpreter) or the cold one. A warm interpreter that cannot start is a warning: Python cells
+    then run cold, whose protections the cold table checks."""
     from causalverify.sandbox.bwrap import BwrapSandbox
-    from causalverify.sandbox.selftest import run_selftest
+    from causalverify.sandbox.selftest import WARM_CHECK, run_selftest
 
-    table = Table(title="sandbox self-test")
+    table = Table(title=f"sandbox self-test ({'warm' if warm else 'cold'} Python)")
     for col in ("protection", "holds", "detail"):
         table.add_column(col)
     try:
-        checks = run_selftest(BwrapSandbox())
+        box = BwrapSandbox(warm=warm)
+        try:
+            checks = run_selftest(box)
+        finally:
+            box.close()
     except CausalVerifyError as exc:
         table.add_row("sandbox", "[red]no[/red]", str(exc))
         return table, False
     for check in checks:
-        table.add_row(
-            check.name, "[green]yes[/green]" if check.ok else "[red]NO[/red]", check.detail
-        )
-    return table, all(c.ok for c in checks)
+        bad = "[yellow]no: cells run cold[/yellow]" if check.name == WARM_CHECK else "[red]NO[/red]"
+        table.add_row(check.name, "[green]yes[/green]" if check.ok else bad, check.detail)
+    return table, all(c.ok for c in checks if c.name != WARM_CHECK)
 
 
 def _rows(table: Table) -> list[dict[str, str]]:
@@ -96,18 +103,26 @@ def doctor(as_json: bool) -> None:
     """Check R, Python, the analysis packages and every sandbox protection; non-zero if not ready."""
     console = Console()
     env_table, env_ok = _environment_table()
-    test_table, test_ok = _selftest_table()
+    cold_table, cold_ok = _selftest_table(warm=False)
+    tables = [cold_table]
+    test_ok = cold_ok
+    if warm_default():
+        warm_table, warm_ok = _selftest_table(warm=True)
+        tables.append(warm_table)
+        test_ok = test_ok and warm_ok
     if as_json:
         echo_json(
             {
                 "ready": env_ok and test_ok,
                 "environment": _rows(env_table),
-                "sandbox_selftest": _rows(test_table),
+                "sandbox_selftest": _rows(cold_table),
+                "sandbox_selftest_warm": _rows(tables[1]) if len(tables) > 1 else None,
             }
         )
         sys.exit(0 if env_ok and test_ok else 1)
     console.print(env_table)
-    console.print(test_table)
+    for table in tables:
+        console.print(table)
     if env_ok and test_ok:
         console.print("[green]ready[/green]")
         return

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from causalverify.cli._common import friendly_errors
+from causalverify.cli._options import warm_option
 from causalverify.families import FAMILIES, Family, Language
 from causalverify.records import CellKey, CellRecord, CodeRecord, ModelResponse
 from causalverify.sandbox import ExecResult, Limits, get_sandbox
@@ -210,6 +211,7 @@ def _verdict_rows(verdict: dict[str, Any]) -> dict[str, str]:
     default=None,
     help="Design family, so the extractor knows which estimate it reads.",
 )
+@warm_option()
 @friendly_errors
 def exec_(
     script: Path,
@@ -222,6 +224,7 @@ def exec_(
     scenario_id: str | None,
     canonical: float | None,
     family: str | None,
+    warm: bool | None,
 ) -> None:
     """Run SCRIPT (.R or .py) in the sandbox with the CSV at data/<name>, as a cell is run.
 
@@ -236,7 +239,7 @@ def exec_(
     data = data if data is not None else (target.data if target is not None else None)
     if data is None:
         raise click.UsageError("give --data CSV (or --suite S --scenario ID)")
-    sandbox = get_sandbox(unsafe=unsafe_no_sandbox)
+    sandbox = get_sandbox(unsafe=unsafe_no_sandbox, warm=warm)
     code = script.read_text(encoding="utf-8")
     default_rel = target.data_path if target is not None and target.data_path else None
     rel = data_path or default_rel or f"data/{data.name}"

@@ -15,6 +15,7 @@ from causalverify.cli._options import (
     max_rpm_option,
     prices_option,
     quiet_option,
+    warm_option,
 )
 from causalverify.families import LANGUAGES, Language
 
@@ -144,6 +145,7 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     is_flag=True,
     help="Run model code WITHOUT the sandbox (development only; recorded in the run).",
 )
+@warm_option()
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the run's summary as JSON (no progress bar)."
 )
@@ -172,6 +174,7 @@ def run(
     prices_path: Path | None,
     max_rpm: float | None,
     unsafe: bool,
+    warm: bool | None,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -211,6 +214,7 @@ def run(
             prices=load_prices(prices_path) if prices_path is not None else None,
             max_requests_per_minute=max_rpm,
             unsafe=unsafe,
+            warm=warm,
             command_line=tuple(["causalverify", *sys.argv[1:]]),
         )
     except ValueError as exc:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from causalverify.cli._common import echo_json, friendly_errors, step_progress
-from causalverify.cli._options import quiet_option
+from causalverify.cli._options import quiet_option, warm_option
 from causalverify.release import VerifyReport
 
 
@@ -41,6 +41,7 @@ from causalverify.release import VerifyReport
     help="With --reexecute: run only N executed cells, at even steps through them.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the verification as JSON.")
+@warm_option()
 @quiet_option
 @friendly_errors
 def verify(
@@ -52,6 +53,7 @@ def verify(
     limit: int | None,
     as_json: bool,
     quiet: bool,
+    warm: bool | None,
 ) -> None:
     """Check every hash of RELEASE_DIR and rescore it; exit 1 if anything differs."""
     from causalverify.release import verify_release
@@ -68,6 +70,7 @@ def verify(
             expected_digest=digest,
             limit=limit,
             progress=progress,
+            warm=warm,
         )
     if as_json:
         echo_json(_as_dict(report))

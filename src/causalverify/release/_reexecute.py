@@ -85,6 +85,7 @@ def reexecute_cells(
     sandbox: Sandbox | None = None,
     limit: int | None = None,
     progress: StepCallback | None = None,
+    warm: bool | None = None,
 ) -> ReexecutionReport:
     """Run every executed cell again in the sandbox, with the run's limits and the release's data.
 
@@ -92,7 +93,8 @@ def reexecute_cells(
     new execution is rescored with the run's settings, and L2b and the extracted value are
     compared with the stored ones. For deterministic code both must agree on every cell.
     With ``limit``, only that many executed cells are run, taken at even steps through them
-    (reproducible). ``progress`` is told after every cell.
+    (reproducible). ``progress`` is told after every cell. ``warm`` chooses warm interpreters for
+    Python cells (None: the ``CAUSALVERIFY_WARM`` setting).
 
     Raises
     ------
@@ -102,7 +104,7 @@ def reexecute_cells(
         If the release's suite is damaged.
     """
     suite = load_suite(Path(release) / SUITE_DIR)
-    box = sandbox if sandbox is not None else get_sandbox()
+    box = sandbox if sandbox is not None else get_sandbox(warm=warm)
     limits = Limits(**meta["limits"]) if meta.get("limits") else Limits()
     executed = [r for r in records if r.execution is not None and r.code is not None]
     todo = evenly([r for r in executed if r.code is not None and r.code.code], limit)

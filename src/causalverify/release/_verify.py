@@ -85,6 +85,7 @@ def verify_release(
     expected_digest: str | None = None,
     limit: int | None = None,
     progress: StepCallback | None = None,
+    warm: bool | None = None,
 ) -> VerifyReport:
     """Check a release folder.
 
@@ -143,6 +144,7 @@ def verify_release(
             workers=workers,
             limit=limit,
             progress=progress,
+            warm=warm,
         )
     return VerifyReport(
         release=release,

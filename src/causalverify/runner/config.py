@@ -72,6 +72,9 @@ class RunConfig:
         The response cache; ``None`` uses the user-wide default cache.
     unsafe
         Run code without the sandbox (development only; recorded in the metadata).
+    warm
+        Fork Python cells from a warm interpreter (:mod:`causalverify.sandbox.warm`); None
+        follows the ``CAUSALVERIFY_WARM`` setting (on by default). Results do not depend on it.
     limits
         Resource limits of one execution.
     command_line
@@ -101,6 +104,7 @@ class RunConfig:
     prices: dict[str, Any] | None = None
     cache_path: Path | None = None
     unsafe: bool = False
+    warm: bool | None = None
     limits: Limits = field(default_factory=Limits)
     command_line: tuple[str, ...] = ()
 

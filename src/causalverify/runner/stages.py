@@ -113,7 +113,7 @@ def default_stages(config: RunConfig) -> Stages:
     SandboxUnavailableError
         If the sandbox cannot run and ``config.unsafe`` is false.
     """
-    sandbox = get_sandbox(unsafe=config.unsafe)
+    sandbox = get_sandbox(unsafe=config.unsafe, warm=config.warm)
     make_provider = model_factory(
         base_url=config.base_url,
         cache_path=config.cache_path,

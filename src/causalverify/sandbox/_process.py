@@ -73,7 +73,7 @@ def _exited(pid: int) -> bool:
 
 
 def _pump(
-    proc: subprocess.Popen[bytes],
+    exited: Callable[[], bool],
     streams: dict[int, _Stream],
     deadline: float,
     exit_grace: float,
@@ -91,7 +91,7 @@ def _pump(
             if exited_at is not None and now - exited_at > exit_grace:
                 return "exited", True  # something left behind still holds the pipes
             events = sel.select(timeout=min(0.2, deadline - now))
-            if not events and exited_at is None and _exited(proc.pid):
+            if not events and exited_at is None and exited():
                 exited_at = time.monotonic()
             for key, _ in events:
                 fd = int(key.fd)
@@ -125,22 +125,73 @@ def supervise(
     at most ``side_cap`` bytes of it are kept and a flood never ends the run.
     """
     assert proc.stdout is not None and proc.stderr is not None
+
+    def reap(_killed: bool) -> Ending:
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        return Ending(status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+    try:
+        return supervise_pipes(
+            proc.stdout.fileno(),
+            proc.stderr.fileno(),
+            exited=lambda: _exited(proc.pid),
+            reap=reap,
+            started=started,
+            wall_seconds=wall_seconds,
+            max_output_bytes=max_output_bytes,
+            kill=kill,
+            exit_grace=exit_grace,
+            side_fd=side_fd,
+            side_cap=side_cap,
+        )
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a supervised process ended: its wait status and resource usage."""
+
+    status: int
+    cpu_seconds: float
+    maxrss_kb: int
+
+
+def supervise_pipes(
+    stdout_fd: int,
+    stderr_fd: int,
+    *,
+    exited: Callable[[], bool],
+    reap: Callable[[bool], Ending],
+    started: float,
+    wall_seconds: float,
+    max_output_bytes: int,
+    kill: Callable[[], None],
+    exit_grace: float = 0.5,
+    side_fd: int | None = None,
+    side_cap: int = 0,
+) -> Outcome:
+    """:func:`supervise` for any process: ``exited()`` polls it, ``reap(killed)`` waits for it.
+
+    The caller owns (and closes) the two pipes; ``side_fd`` is closed here.
+    """
     out, err = _Stream(max_output_bytes), _Stream(max_output_bytes)
     side = _Stream(side_cap, soft=True)
-    streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    streams = {stdout_fd: out, stderr_fd: err}
     if side_fd is not None:
         streams[side_fd] = side
-    reason, must_kill = _pump(proc, streams, started + wall_seconds, exit_grace)
+    try:
+        reason, must_kill = _pump(exited, streams, started + wall_seconds, exit_grace)
+    finally:
+        if side_fd is not None:
+            os.close(side_fd)
     if must_kill:
         kill()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    ending = reap(must_kill)
     wall = time.monotonic() - started
-    proc.stdout.close()
-    proc.stderr.close()
-    if side_fd is not None:
-        os.close(side_fd)
-    exit_code, term_signal = _decode_status(status)
+    exit_code, term_signal = _decode_status(ending.status)
     return Outcome(
         reason=reason,
         exit_code=exit_code,
@@ -152,8 +203,8 @@ def supervise(
         side=bytes(side.data),
         side_truncated=side.truncated,
         wall_seconds=wall,
-        cpu_seconds=usage.ru_utime + usage.ru_stime,
-        peak_memory_mb=usage.ru_maxrss / 1024.0 if usage.ru_maxrss else None,
+        cpu_seconds=ending.cpu_seconds,
+        peak_memory_mb=ending.maxrss_kb / 1024.0 if ending.maxrss_kb else None,
     )
 
 

@@ -43,6 +43,7 @@ from causalverify.sandbox._toolchain import Toolchain, discover
 from causalverify.sandbox._uidslot import UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
 from causalverify.sandbox.packages import with_runtime_install
+from causalverify.sandbox.warm import WarmInterpreter, warm_default
 
 SCRATCH = "/scratch"
 CODE_DIR = "/code"
@@ -123,12 +124,20 @@ class BwrapSandbox:
         Size of the scratch and ``/tmp`` tmpfs each, and the largest file a script may write.
     fit_log : bool
         Record the models the script fits (:mod:`causalverify.sandbox.fitlog`).
+    warm : bool, optional
+        Fork Python cells from a warm interpreter (:mod:`causalverify.sandbox.warm`); the
+        default is on unless ``CAUSALVERIFY_WARM=0``.
     """
 
     sandboxed = True
 
     def __init__(
-        self, *, limits: Limits | None = None, scratch_mb: int = 256, fit_log: bool = True
+        self,
+        *,
+        limits: Limits | None = None,
+        scratch_mb: int = 256,
+        fit_log: bool = True,
+        warm: bool | None = None,
     ) -> None:
         self.fit_log = fit_log
         self.toolchain = discover()
@@ -146,9 +155,50 @@ class BwrapSandbox:
                 "running as root needs setpriv (util-linux) to drop the script to an "
                 "unprivileged uid: apt-get install util-linux"
             )
-        self._prefix = self._static_args()
+        self._prefix = self._static_args(self._identity_args())
         # None on an architecture without a filter: the self-test then refuses the sandbox
         self._seccomp = filter_program()
+        self.warm = WarmInterpreter(self) if (warm_default() if warm is None else warm) else None
+
+    # what the warm interpreter needs to build a cell exactly as a cold run is built
+
+    @property
+    def as_root(self) -> bool:
+        return self._as_root
+
+    @property
+    def sandbox_uid(self) -> int:
+        return SANDBOX_UID
+
+    @property
+    def seccomp_program(self) -> bytes | None:
+        return self._seccomp
+
+    def cell_env(self) -> dict[str, str]:
+        return sandbox_env(self.toolchain)
+
+    @staticmethod
+    def script_path(language: Language) -> str:
+        return f"{CODE_DIR}/main.{'R' if language == 'r' else 'py'}"
+
+    @staticmethod
+    def check_path(rel: str) -> PurePosixPath:
+        return check_relative(rel)
+
+    def warm_prefix(self) -> list[str]:
+        """bwrap's arguments for the warm interpreter: a cell's world, with the capabilities
+        it needs to make each cell's namespaces (which no cell keeps)."""
+        if self._as_root:
+            caps = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
+            identity = [arg for cap in caps for arg in ("--cap-add", cap)]
+        else:
+            identity = ["--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "ALL"]
+        return self._static_args(identity)
+
+    def close(self) -> None:
+        """Stop the warm interpreter, if one is running."""
+        if self.warm is not None:
+            self.warm.close()
 
     def policy(self) -> dict[str, object]:
         """A JSON-able description of the isolation, for a run's metadata."""
@@ -164,6 +214,9 @@ class BwrapSandbox:
             "default_limits": asdict(self.limits),
             "r_command": "Rscript " + " ".join(fitlog.R_FLAGS if self.fit_log else ("--vanilla",)),
             "python": self.toolchain.python,
+            "warm_python": (
+                {"preload": list(self.warm.preload)} if self.warm is not None else "off"
+            ),
             "fit_log": (
                 f"hooks read-only in {fitlog.HOOK_DIR}; JSON lines on an inherited pipe"
                 if self.fit_log
@@ -179,10 +232,10 @@ class BwrapSandbox:
         uid = str(SANDBOX_UID)
         return ["--unshare-user", "--uid", uid, "--gid", uid, "--disable-userns"]
 
-    def _static_args(self) -> list[str]:
+    def _static_args(self, identity: list[str]) -> list[str]:
         tc = self.toolchain
         assert tc.bwrap is not None
-        args = [tc.bwrap, *self._identity_args()]
+        args = [tc.bwrap, *identity]
         args += ["--unshare-net", "--unshare-pid", "--unshare-ipc"]
         args += ["--unshare-uts", "--hostname", "sandbox", "--die-with-parent", "--new-session"]
         # the script is the namespace's PID 1: its rusage reaches us, and its exit kills the rest
@@ -226,7 +279,11 @@ class BwrapSandbox:
     ) -> ExecResult:
         """Run ``code`` in a fresh sandbox; see :class:`causalverify.sandbox.base.Sandbox`."""
         limits = limits or self.limits
-        script = f"{CODE_DIR}/main.{'R' if language == 'r' else 'py'}"
+        if language == "python" and self.warm is not None:
+            result = self.warm.run(code, files, limits)
+            if result is not None:
+                return with_runtime_install(result, code, language)
+        script = self.script_path(language)
         command = script_command(self.toolchain, language, script, fit_log=self.fit_log)
         with ExitStack() as stack:
             if self._setpriv is not None:
@@ -261,7 +318,7 @@ class BwrapSandbox:
                 # the script's uid (a slot uid when we are root) must be able to reopen the pipe
                 # through /proc/self/fd, as R does; nobody but the holders of a descriptor can
                 os.fchmod(log_w, 0o622)
-                argv += self._hook_args(language, log_w, fds, stack)
+                argv += self.hook_args(language, log_w, fds, stack)
             argv += ["--info-fd", str(info_w), "--block-fd", str(block_r), *command]
             started = time.monotonic()
             log_fds = () if log_w is None else (log_w,)
@@ -286,7 +343,7 @@ class BwrapSandbox:
             result = self._after_spawn(proc, started, limits, info_r, block_w, stack, log_r)
         return with_runtime_install(result, code, language)
 
-    def _hook_args(
+    def hook_args(
         self, language: Language, log_w: int, fds: list[int], stack: ExitStack
     ) -> list[str]:
         """Place the fit-log hooks read-only in /code/hooks and point the interpreter at them."""
@@ -350,19 +407,23 @@ class BwrapSandbox:
         )
         return to_result(outcome, facts)
 
+    def rlimits(self, limits: Limits) -> dict[str, int]:
+        """The resource limits of one run, by ``resource`` constant name (soft = hard)."""
+        # PID 1 ignores SIGXCPU, so the hard CPU limit (SIGKILL) is the one that acts. The
+        # process count holds because the script's uid is not root on the host, and counts only
+        # this run: as root the uid is this run's own slot uid; otherwise the count is per user
+        # namespace
+        return {
+            "RLIMIT_CPU": max(1, int(limits.cpu_seconds + 0.999)),
+            "RLIMIT_AS": limits.memory_mb * _MB,
+            "RLIMIT_FSIZE": self.scratch_mb * _MB,
+            "RLIMIT_CORE": 0,
+            "RLIMIT_NPROC": limits.max_processes,
+        }
+
     def _apply_rlimits(self, pid: int, limits: Limits) -> None:
-        cpu = max(1, int(limits.cpu_seconds + 0.999))
-        memory = limits.memory_mb * _MB
-        fsize = self.scratch_mb * _MB
-        # PID 1 ignores SIGXCPU, so the hard limit (SIGKILL) is the one that acts
-        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu))
-        resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
-        resource.prlimit(pid, resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
-        # holds because the script's uid is not root on the host, and counts only this run: as
-        # root the uid is this run's own slot uid; otherwise the count is per user namespace
-        n = limits.max_processes
-        resource.prlimit(pid, resource.RLIMIT_NPROC, (n, n))
+        for name, value in self.rlimits(limits).items():
+            resource.prlimit(pid, getattr(resource, name), (value, value))
 
 
 def _ancestors(paths: list[str]) -> list[str]:

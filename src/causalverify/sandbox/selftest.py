@@ -1,7 +1,7 @@
 """Self-test: does each protection of the sandbox actually hold on this machine?
 
 Every check runs a small probe inside the sandbox and inspects the outcome. The checks are
-network cut, read-only system, private scratch, unprivileged user, system call filter, no secrets, CPU, memory, processes, output and
+the warm interpreter (when the sandbox has one), network cut, read-only system, private scratch, unprivileged user, system call filter, no secrets, CPU, memory, processes, output and
 wall clock. ``get_sandbox`` runs them once per process and refuses to execute when one fails.
 """
 
@@ -17,8 +17,12 @@ from pathlib import Path
 from causalverify.sandbox._seccomp import syscall_numbers
 from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.base import ExecResult, Limits, Sandbox
+from causalverify.sandbox.warm import WarmInterpreter
 
-__all__ = ["Check", "run_selftest"]
+__all__ = ["WARM_CHECK", "Check", "run_selftest"]
+
+#: the check that the warm interpreter runs (its failure only means Python cells run cold)
+WARM_CHECK = "warm interpreter"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -241,4 +245,19 @@ def run_selftest(sandbox: Sandbox) -> list[Check]:
     list of Check
         One entry per protection, in a stable order.
     """
-    return _isolation_checks(sandbox) + _limit_checks(sandbox)
+    return _warm_checks(sandbox) + _isolation_checks(sandbox) + _limit_checks(sandbox)
+
+
+def _warm_checks(sandbox: Sandbox) -> list[Check]:
+    """Whether Python probes below run warm (forked from the preloaded interpreter)."""
+    warm: WarmInterpreter | None = getattr(sandbox, "warm", None)
+    if warm is None:
+        return []
+    state = warm.start()
+    if not state.running:
+        return [Check(name=WARM_CHECK, ok=False, detail=state.detail)]
+    detail = (
+        f"{len(state.preloaded)} modules preloaded in {state.start_seconds} s; "
+        "the Python probes below ran warm"
+    )
+    return [Check(name=WARM_CHECK, ok=True, detail=detail)]

@@ -1,0 +1,484 @@
+"""The warm interpreter: runs inside a long-lived bubblewrap sandbox and forks one process per cell.
+
+It imports the heavy packages once, then waits for requests from the harness on a Unix socket.
+Each request forks a *keeper* that enters fresh mount, PID, network, IPC and UTS namespaces
+(and, when the harness is not root, a fresh user namespace) and forks the cell: PID 1 of its
+namespace, exactly like a cold run under ``bwrap --as-pid-1``. Before the cell's first line runs,
+it gets a fresh tmpfs at ``/scratch``, ``/tmp`` and ``/code`` (the latter read-only once the script
+and hooks are in), a fresh ``/proc`` and ``/dev/pts``, loopback up, its own uid with no
+capabilities and ``no_new_privs``, the system-call filter, the resource limits and the cleared
+environment of a cold run. Every descriptor but stdin, stdout, stderr and the fit log is closed,
+so the cell can reach neither this process nor any other cell.
+
+The keeper hands the harness a pidfd of the cell (killing it kills its whole namespace) and, when
+the cell has exited, its wait status and resource usage. This file runs inside the sandbox, never
+in the harness: it imports only the standard library until the preload list.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import ctypes
+import errno
+import fcntl
+import gc
+import io
+import json
+import os
+import resource
+import signal
+import socket
+import struct
+import sys
+import types
+from typing import Any
+
+# namespace flags
+_NEWNS, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = (
+    0x00020000,
+    0x04000000,
+    0x08000000,
+    0x10000000,
+    0x20000000,
+    0x40000000,
+)
+# mount flags
+_RDONLY, _NOSUID, _NODEV, _NOEXEC, _REMOUNT, _BIND, _REC, _PRIVATE = (
+    1,
+    2,
+    4,
+    8,
+    32,
+    4096,
+    16384,
+    1 << 18,
+)
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_NO_NEW_PRIVS = 1, 4, 38
+_PR_SET_SECCOMP, _PR_CAPBSET_DROP = 22, 24
+_SECCOMP_MODE_FILTER = 2
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+_MAX_FDS = 250
+_SYS_PIDFD_OPEN = 434
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_void_p]
+_libc.prctl.argtypes = [
+    ctypes.c_int,
+    ctypes.c_ulong,
+    ctypes.c_void_p,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+]
+_libc.syscall.restype = ctypes.c_long
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(
+    source: str | None, target: str | None, fstype: str | None, flags: int, data: str | None = None
+) -> None:
+    enc = [None if v is None else v.encode() for v in (source, target, fstype)]
+    raw = None if data is None else ctypes.cast(ctypes.c_char_p(data.encode()), ctypes.c_void_p)
+    _check(_libc.mount(enc[0], enc[1], enc[2], flags, raw), f"mount {target}")
+
+
+def _prctl(option: int, arg: int = 0) -> None:
+    _check(_libc.prctl(option, arg, None, 0, 0), f"prctl {option}")
+
+
+def _unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), "unshare")
+
+
+def _pidfd_open(pid: int) -> int:
+    fd = _libc.syscall(_SYS_PIDFD_OPEN, pid, 0)
+    if fd < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"pidfd_open: {os.strerror(err)}")
+    return int(fd)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def _install_seccomp(program: bytes) -> None:
+    prog = _SockFprog(len(program) // 8, program)
+    ptr = ctypes.cast(ctypes.pointer(prog), ctypes.c_void_p).value or 0
+    _check(_libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ptr, 0, 0), "seccomp")
+
+
+def _loopback_up() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sH14s", b"lo", 0, b"")
+        flags = struct.unpack("16sH14s", fcntl.ioctl(s.fileno(), _SIOCGIFFLAGS, req))[1]
+        fcntl.ioctl(s.fileno(), _SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | _IFF_UP, b""))
+
+
+def _write_file(path: str, data: bytes | int, mode: int) -> None:
+    """Create ``path`` with exactly ``mode`` holding ``data`` (bytes, or a descriptor to copy)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        if isinstance(data, int):
+            size = os.fstat(data).st_size
+            offset = 0
+            while offset < size:
+                sent = os.sendfile(fd, data, offset, size - offset)
+                if sent == 0:
+                    break
+                offset += sent
+        else:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+class _Config:
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.seccomp = bytes.fromhex(raw["seccomp"]) if raw.get("seccomp") else None
+        self.env: dict[str, str] = dict(raw["env"])
+        self.as_root = bool(raw["as_root"])
+        self.sandbox_uid = int(raw["sandbox_uid"])
+        self.scratch_bytes = int(raw["scratch_bytes"])
+        self.hooks: dict[str, str] = dict(raw["hooks"])
+        self.hook_dir = str(raw["hook_dir"])
+        fd = raw.get("fitlog_fd")
+        self.fitlog_fd: int | None = int(fd) if fd is not None else None
+        self.script = str(raw["script"])
+        self.preload: list[str] = list(raw["preload"])
+
+
+# ---------------------------------------------------------------------------------------------
+# inside the cell (PID 1 of its namespaces)
+
+
+def _fresh_mounts(cfg: _Config, files: list[tuple[str, int]], code: int) -> None:
+    _mount(None, "/", None, _REC | _PRIVATE)
+    size = f"size={cfg.scratch_bytes}"
+    _mount("proc", "/proc", "proc", _NOSUID | _NODEV | _NOEXEC)
+    _mount("devpts", "/dev/pts", "devpts", _NOSUID | _NOEXEC, "newinstance,ptmxmode=0666,mode=620")
+    _mount("tmpfs", "/tmp", "tmpfs", _NOSUID | _NODEV, f"mode=1777,{size}")
+    _mount("tmpfs", "/scratch", "tmpfs", _NOSUID | _NODEV, f"mode=0777,{size}")
+    _mount("tmpfs", "/code", "tmpfs", _NOSUID | _NODEV, "mode=0755,size=67108864")
+    old = os.umask(0)
+    try:
+        for rel, fd in files:
+            parts = rel.split("/")
+            for i in range(1, len(parts)):
+                folder = "/scratch/" + "/".join(parts[:i])
+                if not os.path.isdir(folder):
+                    os.mkdir(folder, 0o777)
+            _write_file("/scratch/" + rel, fd, 0o644)
+        # in bwrap's order: a cold run's listing of /code is the same
+        _write_file(cfg.script, code, 0o444)
+        if cfg.hooks:
+            os.mkdir(cfg.hook_dir, 0o755)
+            for name, content in sorted(cfg.hooks.items()):
+                _write_file(f"{cfg.hook_dir}/{name}", content.encode(), 0o444)
+    finally:
+        os.umask(old)
+    _mount(None, "/code", None, _REMOUNT | _RDONLY | _NOSUID | _NODEV)
+
+
+def _drop_privileges(cfg: _Config, uid: int) -> None:
+    if cfg.as_root:
+        # no capability survives the switch to a non-zero uid; empty the bounding set as well
+        for cap in range(64):
+            if (
+                _libc.prctl(_PR_CAPBSET_DROP, cap, None, 0, 0) != 0
+                and ctypes.get_errno() == errno.EINVAL
+            ):
+                break
+        os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    with open("/proc/self/status") as fh:
+        status = fh.read()
+    for line in status.splitlines():
+        if line.startswith(("CapEff:", "CapPrm:", "CapAmb:")) and int(line.split()[1], 16) != 0:
+            raise OSError(f"capabilities survived the uid switch: {line}")
+    # changing uid made the process undumpable (its /proc files root's); a cold run's exec
+    # makes it dumpable again, so its /proc/self/environ and the like stay readable to it
+    _prctl(_PR_SET_DUMPABLE, 1)
+    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0), "no_new_privs")
+
+
+def _set_limits(limits: dict[str, int]) -> None:
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+
+
+def _cell(cfg: _Config, req: dict[str, Any], fds: list[int], setup_w: int) -> None:
+    """Prepare the cell's world, then run the script as ``python -B /code/main.py`` would."""
+    try:
+        os.setsid()
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        socket.sethostname("sandbox")
+        _loopback_up()
+        out_fd, err_fd, _ctl, code_fd, *rest = fds
+        log_fd = rest.pop(0) if req["log"] else -1
+        file_fds = rest
+        files = list(zip(req["files"], file_fds, strict=True))
+        _fresh_mounts(cfg, files, code_fd)
+        null = os.open("/dev/null", os.O_RDONLY)
+        keep = {0: null, 1: out_fd, 2: err_fd}
+        if log_fd >= 0 and cfg.fitlog_fd is not None:
+            keep[int(cfg.fitlog_fd)] = log_fd
+        moved = {src: os.dup(src) for src in set(keep.values())}
+        for target, src in keep.items():
+            os.dup2(moved[src], target, inheritable=True)
+        os.set_blocking(1, True)
+        os.set_blocking(2, True)
+        _set_limits(req["rlimits"])
+        os.chdir("/scratch")
+        uid = int(req["uid"]) if cfg.as_root else cfg.sandbox_uid
+        _drop_privileges(cfg, uid)
+        if cfg.seccomp is not None:
+            _install_seccomp(cfg.seccomp)
+        os.umask(0o022)
+        # what a fresh interpreter has: its own entropy, environment, arguments and streams
+        os.environ.clear()
+        os.environ.update(cfg.env)
+        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except BaseException as exc:
+        os.write(setup_w, f"{type(exc).__name__}: {exc}".encode()[:4000])
+        os._exit(127)
+    log_target = max(keep)
+    if log_target > 2:
+        os.closerange(3, log_target)
+        os.closerange(log_target + 1, 1 << 20)
+    else:
+        os.closerange(3, 1 << 20)
+    os._exit(_run_script(cfg.script))
+
+
+def _reseed() -> None:
+    import random
+
+    random.seed()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+
+
+def _fresh_streams() -> None:
+    sys.stdin = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8"
+    )
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8", errors="strict"
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+    )
+    for name in ("stdin", "stdout", "stderr"):
+        setattr(sys, f"__{name}__", getattr(sys, name))
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    with contextlib.suppress(Exception):
+        print(code, file=sys.stderr)
+    return 1
+
+
+def _finish() -> None:
+    import atexit
+    import threading
+
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        with contextlib.suppress(BaseException):
+            shutdown()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+
+
+def _run_script(path: str) -> int:
+    import atexit
+
+    atexit._clear()  # the preloading process's handlers are not the cell's
+    _fresh_streams()
+    _reseed()
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __builtins__=__builtins__, __cached__=None, __spec__=None)
+    sys.modules["__main__"] = main
+    sys.argv[:] = [path]
+    sys.path[0] = os.path.dirname(path)
+    code = 0
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+        exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except BaseException as exc:
+        tb = exc.__traceback__
+        # the traceback starts at the script's own frame, as the interpreter prints it
+        exc = exc.with_traceback(tb.tb_next if tb is not None else None)
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+        code = 1
+    try:
+        _finish()
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except BaseException:
+        pass
+    return code
+
+
+# ---------------------------------------------------------------------------------------------
+# the keeper: makes the namespaces, forks the cell, reports on it
+
+
+def _send(sock: socket.socket, payload: dict[str, Any], fds: list[int] | None = None) -> None:
+    data = json.dumps(payload).encode()
+    if fds:
+        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    else:
+        sock.sendall(data)
+
+
+def _user_namespace(cfg: _Config) -> None:
+    outer_uid, outer_gid = os.getuid(), os.getgid()
+    _unshare(_NEWUSER)
+    with open("/proc/self/setgroups", "w") as fh:
+        fh.write("deny")
+    with open("/proc/self/uid_map", "w") as fh:
+        fh.write(f"{cfg.sandbox_uid} {outer_uid} 1")
+    with open("/proc/self/gid_map", "w") as fh:
+        fh.write(f"{cfg.sandbox_uid} {outer_gid} 1")
+
+
+def _keeper(cfg: _Config, req: dict[str, Any], fds: list[int]) -> None:
+    ctl = socket.socket(fileno=fds[2])
+    try:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if not cfg.as_root:
+            _user_namespace(cfg)
+        _unshare(_NEWNS | _NEWPID | _NEWNET | _NEWIPC | _NEWUTS)
+        setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
+        pid = os.fork()
+        if pid == 0:
+            os.close(setup_r)
+            ctl.detach()  # closed with the others below; no object may close a reused number
+            _cell(cfg, req, fds, setup_w)
+        os.close(setup_w)
+        for fd in fds:
+            if fd != ctl.fileno():
+                os.close(fd)
+        pidfd = _pidfd_open(pid)
+        _send(ctl, {"started": True}, [pidfd])
+        os.close(pidfd)
+        _, status, usage = os.wait4(pid, 0)
+        setup_error = os.read(setup_r, 4096).decode("utf-8", "replace")
+        report: dict[str, Any] = {
+            "status": status,
+            "cpu": usage.ru_utime + usage.ru_stime,
+            "maxrss_kb": usage.ru_maxrss,
+        }
+        if setup_error:
+            report["error"] = setup_error
+        _send(ctl, report)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            _send(ctl, {"error": f"{type(exc).__name__}: {exc}"})
+        os._exit(1)
+    os._exit(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the server
+
+
+def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
+    fds = array.array("i")
+    data, ancdata, _flags, _addr = sock.recvmsg(1 << 20, socket.CMSG_SPACE(_MAX_FDS * fds.itemsize))
+    for level, kind, payload in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
+    if not data:
+        for fd in fds:
+            os.close(fd)
+        return None
+    return json.loads(data), list(fds)
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _preload(names: list[str]) -> list[str]:
+    import importlib
+    import warnings
+
+    loaded = []
+    for name in names:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                importlib.import_module(name)
+        except Exception:
+            continue
+        loaded.append(name)
+    return loaded
+
+
+def main() -> None:
+    server_fd, config_path = int(sys.argv[1]), sys.argv[2]
+    with open(config_path) as fh:
+        cfg = _Config(json.load(fh))
+    sock = socket.socket(fileno=server_fd)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    loaded = _preload(cfg.preload)
+    import threading
+
+    threads = threading.active_count()
+    gc.collect()
+    gc.freeze()
+    sock.sendall(json.dumps({"ready": True, "preloaded": loaded, "threads": threads}).encode())
+    sock.settimeout(1.0)
+    while True:
+        _reap()
+        try:
+            got = _receive(sock)
+        except TimeoutError:
+            continue
+        if got is None:
+            return
+        req, fds = got
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            _keeper(cfg, req, fds)
+        for fd in fds:
+            os.close(fd)
+
+
+if __name__ == "__main__":
+    main()

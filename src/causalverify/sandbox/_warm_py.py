@@ -264,6 +264,10 @@ def _cell(cfg: _Config, req: dict[str, Any], fds: list[int], setup_w: int) -> No
 
 def _reseed() -> None:
     import random
+    import warnings
+
+    # warnings shown while preloading must show again in the cell, as in a cold run
+    warnings._filters_mutated()  # type: ignore[attr-defined]
 
     random.seed()
     numpy = sys.modules.get("numpy")
@@ -433,20 +437,72 @@ def _reap() -> None:
             return
 
 
-def _preload(names: list[str]) -> list[str]:
-    import importlib
+def _global_state() -> tuple[Any, ...]:
+    """Interpreter-wide state an import may change: hooks, limits, paths, numpy's error and
+    print settings. The warning filters a package adds for its own warnings stay; the
+    environment is the cell's own anyway (a cell starts with a cold run's environment, so a
+    variable an import sets, like statsmodels' ``KMP_INIT_AT_FORK``, is not there)."""
     import warnings
+
+    numpy = sys.modules.get("numpy")
+    np_state = None
+    if numpy is not None and hasattr(numpy, "geterr"):
+        np_state = (sorted(numpy.geterr().items()), repr(numpy.get_printoptions()))
+    handlers = tuple(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE))
+    return (
+        warnings.formatwarning,
+        warnings.showwarning,
+        getattr(warnings, "_showwarnmsg", None),
+        sys.excepthook,
+        sys.displayhook,
+        sys.getrecursionlimit(),
+        tuple(sys.path),
+        os.getcwd(),
+        handlers,
+        np_state,
+    )
+
+
+def _preload(names: list[str]) -> list[str]:
+    """Import ``names`` as a script would; the filters they install for their warnings stay.
+
+    A module whose import changes interpreter-wide state (say, replaces
+    ``warnings.formatwarning``) is unloaded again, so that a cell importing it gets that change
+    exactly as a cold run does, and a cell that does not import it never sees it.
+    """
+    import importlib
 
     loaded = []
     for name in names:
+        before_modules = set(sys.modules)
+        numpy_before = "numpy" in sys.modules
+        before = _global_state()
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                importlib.import_module(name)
-        except Exception:
+            importlib.import_module(name)
+        except Exception:  # a missing package is simply not preloaded
+            continue
+        after = _global_state()
+        if not numpy_before:
+            after = (*after[:-1], None)
+        if after != before:
+            for added in set(sys.modules) - before_modules:
+                del sys.modules[added]
+            _restore(before)
             continue
         loaded.append(name)
     return loaded
+
+
+def _restore(state: tuple[Any, ...]) -> None:
+    import warnings
+
+    fmt, show, showmsg, excepthook, displayhook, limit, path, *_ = state
+    warnings.formatwarning, warnings.showwarning = fmt, show
+    if showmsg is not None:
+        warnings._showwarnmsg = showmsg  # type: ignore[attr-defined]
+    sys.excepthook, sys.displayhook = excepthook, displayhook
+    sys.setrecursionlimit(limit)
+    sys.path[:] = list(path)
 
 
 def main() -> None:

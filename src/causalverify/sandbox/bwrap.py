@@ -175,7 +175,8 @@ class BwrapSandbox:
         return self._seccomp
 
     def cell_env(self) -> dict[str, str]:
-        return sandbox_env(self.toolchain)
+        """The environment a cold script sees (``--chdir`` makes bwrap set ``PWD``)."""
+        return {**sandbox_env(self.toolchain), "PWD": SCRATCH}
 
     @staticmethod
     def script_path(language: Language) -> str:

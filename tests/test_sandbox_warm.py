@@ -1,0 +1,262 @@
+"""What is new on the warm path: cells forked from one preloaded interpreter must not reach it or
+each other, and must print exactly what a cold run prints.
+
+Every test in test_sandbox*.py already runs warm and cold (the ``sandbox`` fixture in conftest);
+these are the attacks that only make sense when cells share a parent.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from causalverify.runner import REFERENCE_PANEL, RunConfig, run_benchmark
+from causalverify.sandbox import ExecResult, Limits
+from causalverify.sandbox.bwrap import BwrapSandbox
+from causalverify.scenarios import build_suite
+from causalverify.store import RunStore
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
+]
+FAST = Limits(wall_seconds=30, cpu_seconds=20, memory_mb=1024, max_processes=32)
+CSV = b"x,y\n1,2.0\n2,4.1\n3,5.9\n4,8.2\n"
+
+
+@pytest.fixture(scope="module")
+def warm() -> Iterator[BwrapSandbox]:
+    box = BwrapSandbox(warm=True)
+    assert box.warm is not None
+    state = box.warm.start()
+    assert state.running, state
+    assert "pandas" in state.preloaded and "statsmodels.api" in state.preloaded
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="module")
+def cold() -> BwrapSandbox:
+    return BwrapSandbox(warm=False)
+
+
+def interpreter_pid(box: BwrapSandbox) -> int:
+    assert box.warm is not None
+    proc = box.warm._live.proc
+    assert proc is not None and proc.poll() is None, "the warm interpreter is not running"
+    return proc.pid
+
+
+def run(box: BwrapSandbox, code: str, limits: Limits = FAST) -> ExecResult:
+    return box.run(code, "python", {"data/s001.csv": CSV}, limits)
+
+
+def test_a_cell_runs_warm_and_pays_no_import(warm: BwrapSandbox) -> None:
+    pid = interpreter_pid(warm)
+    code = "import sys\nprint('pandas' in sys.modules, 'statsmodels.api' in sys.modules)\n"
+    res = run(warm, code)
+    assert res.status == "ok", res
+    assert res.stdout == "True True\n"  # already imported: the cell was forked warm
+    assert interpreter_pid(warm) == pid
+
+
+def test_patching_pandas_does_not_reach_the_next_cell(warm: BwrapSandbox) -> None:
+    patch = (
+        "import pandas as pd, numpy as np, statsmodels.api as sm\n"
+        "pd.DataFrame.mean = lambda self, *a, **k: 42\n"
+        "pd.read_csv = lambda *a, **k: 'forged'\n"
+        "np.mean = lambda *a, **k: -1\n"
+        "sm.OLS = None\n"
+        "import sys; sys.modules['pandas'].FORGED = True\n"
+        "print(pd.DataFrame({'a': [1, 2]}).mean())\n"
+    )
+    assert run(warm, patch).stdout == "42\n"
+    check = (
+        "import pandas as pd, numpy as np, statsmodels.api as sm\n"
+        "d = pd.read_csv('data/s001.csv')\n"
+        "print(float(d['y'].mean()), float(np.mean([1, 3])), sm.OLS is not None, "
+        "hasattr(pd, 'FORGED'))\n"
+    )
+    res = run(warm, check)
+    assert res.status == "ok", res
+    assert res.stdout == "5.05 2.0 True False\n"
+
+
+def test_environment_files_and_globals_do_not_leak(warm: BwrapSandbox) -> None:
+    plant = (
+        "import os, builtins\n"
+        "os.environ['LEAK'] = '1'; builtins.LEAK = 1\n"
+        "for p in ('/tmp/leak', '/scratch/leak', 'leak2'):\n"
+        "    open(p, 'w').write('x')\n"
+        "try:\n    open('/dev/shm/leak', 'w').write('x'); print('shm written')\n"
+        "except OSError as e:\n    print(type(e).__name__)\n"
+    )
+    assert run(warm, plant).status == "ok"
+    look = (
+        "import os, builtins\n"
+        "print('LEAK' in os.environ, hasattr(builtins, 'LEAK'), os.path.exists('/tmp/leak'), "
+        "sorted(os.listdir('.')), os.path.exists('/dev/shm/leak'))\n"
+    )
+    res = run(warm, look)
+    assert res.status == "ok", res
+    assert res.stdout == "False False False ['data'] False\n"
+
+
+def test_a_cell_sees_only_its_own_descriptors(warm: BwrapSandbox) -> None:
+    # the interpreter's socket or another cell's pipes would let a cell start or forge cells
+    code = "import os\nprint(sorted(int(f) for f in os.listdir('/proc/self/fd')))\n"
+    res = run(warm, code)
+    assert res.status == "ok", res
+    fds = [int(f) for f in res.stdout.strip("[]\n").split(", ")]
+    # stdin, stdout, stderr, the fit log and the descriptor listdir itself holds open
+    assert len(fds) <= 5 and fds[:3] == [0, 1, 2], fds
+
+
+def test_killing_every_process_it_can_see_leaves_the_interpreter(warm: BwrapSandbox) -> None:
+    pid = interpreter_pid(warm)
+    code = (
+        "import os, signal\n"
+        "print('ppid', os.getppid(), 'pid', os.getpid())\n"
+        "for target in (os.getppid(), 0, -1):\n"
+        "    try:\n        os.kill(target, signal.SIGKILL); print('sent', target)\n"
+        "    except OSError as e:\n        print(target, type(e).__name__)\n"
+        "visible = sorted(p for p in os.listdir('/proc') if p.isdigit())\n"
+        "print('visible', visible)\n"
+    )
+    res = run(warm, code)
+    assert "ppid 0 pid 1" in res.stdout, res  # the parent lives outside the cell's namespace
+    assert "visible ['1']" in res.stdout
+    after = run(warm, "print('still warm')\n")
+    assert after.stdout == "still warm\n"
+    assert interpreter_pid(warm) == pid
+
+
+def test_filling_memory_ends_the_cell_not_the_interpreter(warm: BwrapSandbox) -> None:
+    pid = interpreter_pid(warm)
+    code = "blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))\n"
+    res = run(warm, code, Limits(wall_seconds=30, cpu_seconds=20, memory_mb=1024))
+    assert res.status == "memory_limit", res
+    assert run(warm, "print(1)\n").stdout == "1\n"
+    assert interpreter_pid(warm) == pid
+
+
+def test_concurrent_cells_cannot_meet_on_an_abstract_socket(warm: BwrapSandbox) -> None:
+    # abstract Unix sockets belong to the network namespace: each cell must have its own
+    listener = (
+        "import socket, time\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.bind('\\0causalverify-meet'); s.listen(1); s.settimeout(6)\n"
+        "print('listening', flush=True)\n"
+        "try:\n    s.accept(); print('MET')\n"
+        "except OSError as e:\n    print('alone', type(e).__name__)\n"
+    )
+    dialer = (
+        "import socket, time\n"
+        "for _ in range(20):\n"
+        "    try:\n"
+        "        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "        c.connect('\\0causalverify-meet'); print('MET'); break\n"
+        "    except OSError as e:\n        err = type(e).__name__; time.sleep(0.2)\n"
+        "else:\n    print('refused', err)\n"
+    )
+    results: dict[str, ExecResult] = {}
+    thread = threading.Thread(target=lambda: results.update(listen=run(warm, listener)))
+    thread.start()
+    time.sleep(1.0)
+    results["dial"] = run(warm, dialer)
+    thread.join()
+    assert "MET" not in results["dial"].stdout, results
+    assert "MET" not in results["listen"].stdout, results
+    assert "refused" in results["dial"].stdout
+
+
+def test_lingering_children_die_with_the_cell(warm: BwrapSandbox) -> None:
+    code = (
+        "import subprocess\n"
+        "subprocess.Popen(['sh', '-c', 'sleep 60'], start_new_session=True)\n"
+        "print('left a child')\n"
+    )
+    started = time.monotonic()
+    res = run(warm, code)
+    assert res.status == "ok" and res.stdout == "left a child\n", res
+    assert time.monotonic() - started < 10  # not held open by the orphan
+    res = run(warm, "import os\nprint(sorted(p for p in os.listdir('/proc') if p.isdigit()))\n")
+    assert res.stdout == "['1']\n"
+
+
+def test_cells_print_exactly_what_cold_cells_print(
+    warm: BwrapSandbox, cold: BwrapSandbox
+) -> None:
+    scripts = [
+        # a typical workflow: pandas, a formula fit with clustered errors, the fit log
+        (
+            "import pandas as pd, statsmodels.formula.api as smf\n"
+            "d = pd.read_csv('data/s001.csv')\n"
+            "fit = smf.ols('y ~ x', data=d).fit(cov_type='HC1')\n"
+            "print(fit.summary().tables[1])\nprint('ESTIMATE:', round(fit.params['x'], 6))\n"
+        ),
+        # an uncaught exception: the same traceback, starting at the script
+        "import pandas as pd\nd = pd.read_csv('data/s001.csv')\nprint(d['missing'])\n",
+        # exits of every kind
+        "import sys\nprint('before')\nsys.exit('bye')\n",
+        "raise SystemExit(3)\n",
+        "import os, sys\nprint(sys.argv, __name__, __file__, os.getcwd(), sys.path[0])\n",
+        "import atexit\natexit.register(lambda: print('at exit'))\nprint('main')\n",
+        "import sys\nprint(sys.stdout.encoding, sys.stderr.errors, sys.stdin.read() == '')\n",
+        "import os\nprint(os.getuid() != 0, sorted(os.environ), os.listdir('/code'))\n",
+        "import missing_package_xyz\n",
+        # a package whose import replaces a global hook is not preloaded: the cell imports it
+        "import warnings, sys\nprint(warnings.formatwarning.__name__, 'rdrobust' in sys.modules)\n",
+        "import rdrobust, warnings\nprint(warnings.formatwarning.__name__)\n",
+        "def f(\n",
+    ]
+    for code in scripts:
+        hot, frozen = run(warm, code), run(cold, code)
+        for field in ("status", "exit_code", "stdout", "stderr", "fits", "missing_package"):
+            assert getattr(hot, field) == getattr(frozen, field), (field, code, hot, frozen)
+
+
+def _panel_cells(root: Path, suite: Path, warm: bool) -> dict[tuple[str, ...], dict[str, object]]:
+    config = RunConfig(
+        suite_dir=suite,
+        out_dir=root / ("warm" if warm else "cold"),
+        languages=("python",),
+        workers=2,
+        cache_path=root / "cache.sqlite",
+        warm=warm,
+    )
+    run_benchmark(config)
+    cells = {}
+    with RunStore.open(config.out_dir) as store:
+        for record in store.iter_cells():
+            ex = record.execution
+            assert ex is not None or record.status in ("no_code", "parse_error"), record
+            key = (record.key.scenario_id, record.key.model, record.key.language)
+            cells[key] = {
+                "status": record.status,
+                "scores": record.scores.model_dump() if record.scores is not None else None,
+                "extraction": record.extraction.model_dump() if record.extraction else None,
+                "execution": None
+                if ex is None
+                else ex.model_dump(exclude={"wall_seconds", "cpu_seconds", "peak_memory_mb"}),
+            }
+    return cells
+
+
+def test_the_reference_panel_scores_the_same_warm_and_cold(tmp_path: Path) -> None:
+    # every reference agent's Python answer on one scenario per family: same cells, bit for bit
+    suite = tmp_path / "suite"
+    build_suite(suite, suite="smoke")
+    warm_cells = _panel_cells(tmp_path, suite, warm=True)
+    cold_cells = _panel_cells(tmp_path, suite, warm=False)
+    assert len(warm_cells) == 4 * len(REFERENCE_PANEL)
+    assert warm_cells.keys() == cold_cells.keys()
+    for key, cell in warm_cells.items():
+        assert cell == cold_cells[key], key
+    statuses = {c["status"] for c in warm_cells.values()}
+    assert {"correct", "wrong"} <= statuses, statuses

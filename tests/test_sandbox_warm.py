@@ -189,9 +189,7 @@ def test_lingering_children_die_with_the_cell(warm: BwrapSandbox) -> None:
     assert res.stdout == "['1']\n"
 
 
-def test_cells_print_exactly_what_cold_cells_print(
-    warm: BwrapSandbox, cold: BwrapSandbox
-) -> None:
+def test_cells_print_exactly_what_cold_cells_print(warm: BwrapSandbox, cold: BwrapSandbox) -> None:
     scripts = [
         # a typical workflow: pandas, a formula fit with clustered errors, the fit log
         (

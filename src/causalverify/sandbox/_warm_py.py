@@ -55,7 +55,8 @@ _RDONLY, _NOSUID, _NODEV, _NOEXEC, _REMOUNT, _BIND, _REC, _PRIVATE = (
     1 << 18,
 )
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_NO_NEW_PRIVS = 1, 4, 38
-_PR_SET_SECCOMP, _PR_CAPBSET_DROP = 22, 24
+_PR_SET_SECCOMP, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 22, 24, 47, 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _SECCOMP_MODE_FILTER = 2
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _MAX_FDS = 250
@@ -188,23 +189,41 @@ def _fresh_mounts(cfg: _Config, files: list[tuple[str, int]], code: int) -> None
     _mount(None, "/code", None, _REMOUNT | _RDONLY | _NOSUID | _NODEV)
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
 def _drop_privileges(cfg: _Config, uid: int) -> None:
+    """Become ``uid`` with no capability of any kind, for good (checked, not assumed)."""
+    for cap in range(64):
+        if _libc.prctl(_PR_CAPBSET_DROP, cap, None, 0, 0) != 0:
+            if ctypes.get_errno() == errno.EINVAL:
+                break  # past the last capability this kernel knows
+            _check(-1, f"dropping capability {cap} from the bounding set")
+    _check(_libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, None, 0, 0), "ambient caps")
     if cfg.as_root:
-        # no capability survives the switch to a non-zero uid; empty the bounding set as well
-        for cap in range(64):
-            if (
-                _libc.prctl(_PR_CAPBSET_DROP, cap, None, 0, 0) != 0
-                and ctypes.get_errno() == errno.EINVAL
-            ):
-                break
         os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
+    # switching away from uid 0 clears the capabilities; in a user namespace of its own the
+    # cell already has its uid, so they are cleared explicitly
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    _check(_libc.capset(ctypes.byref(header), (_CapData * 2)()), "capset")
     with open("/proc/self/status") as fh:
         status = fh.read()
     for line in status.splitlines():
-        if line.startswith(("CapEff:", "CapPrm:", "CapAmb:")) and int(line.split()[1], 16) != 0:
-            raise OSError(f"capabilities survived the uid switch: {line}")
+        if line.startswith(("CapInh:", "CapEff:", "CapPrm:", "CapAmb:", "CapBnd:")) and int(
+            line.split()[1], 16
+        ):
+            raise OSError(f"a capability survived: {line}")
     # changing uid made the process undumpable (its /proc files root's); a cold run's exec
     # makes it dumpable again, so its /proc/self/environ and the like stay readable to it
     _prctl(_PR_SET_DUMPABLE, 1)

@@ -49,6 +49,10 @@ SCRATCH = "/scratch"
 CODE_DIR = "/code"
 SANDBOX_UID = 1000
 _MB = 1024 * 1024
+#: the last mount operations of every sandbox: the skeleton bwrap built (the root folder with
+#: the mount points, and /dev) becomes read-only. Without them a script running in a user
+#: namespace owns that skeleton and could write anywhere in it; as root it is owned by root.
+SEAL: tuple[str, ...] = ("--remount-ro", "/dev", "--remount-ro", "/")
 
 
 def sandbox_env(toolchain: Toolchain) -> dict[str, str]:
@@ -130,6 +134,7 @@ class BwrapSandbox:
     """
 
     sandboxed = True
+    seal = SEAL
 
     def __init__(
         self,
@@ -320,7 +325,7 @@ class BwrapSandbox:
                 # through /proc/self/fd, as R does; nobody but the holders of a descriptor can
                 os.fchmod(log_w, 0o622)
                 argv += self.hook_args(language, log_w, fds, stack)
-            argv += ["--info-fd", str(info_w), "--block-fd", str(block_r), *command]
+            argv += [*SEAL, "--info-fd", str(info_w), "--block-fd", str(block_r), *command]
             started = time.monotonic()
             log_fds = () if log_w is None else (log_w,)
             try:

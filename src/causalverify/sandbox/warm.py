@@ -49,6 +49,8 @@ class Host(Protocol):
 
     fit_log: bool
     scratch_mb: int
+    #: bwrap's last mount operations (the skeleton becomes read-only)
+    seal: tuple[str, ...]
     toolchain: Toolchain
 
     @property
@@ -271,7 +273,8 @@ class WarmInterpreter:
                 hook_fds: list[int] = []
                 argv += box.hook_args("python", _FITLOG_FD, hook_fds, stack)
                 fds += hook_fds
-            argv += [box.toolchain.python, "-B", _SCRIPT, str(theirs.fileno()), _CONFIG]
+            # the skeleton is read-only for the interpreter and so for every cell forked from it
+            argv += [*box.seal, box.toolchain.python, "-B", _SCRIPT, str(theirs.fileno()), _CONFIG]
             self._live.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,

@@ -71,14 +71,43 @@ def test_a_second_stage_runs_elsewhere_and_its_result_is_finished() -> None:
     second = ThreadPoolExecutor(2)
     finished: list[Any] = []
 
-    def then(result: int) -> Future[str] | None:
-        return None if result % 2 else second.submit(lambda: f"ran {result}")
+    def then(result: int | str) -> Future[str] | None:
+        # what the second stage yields comes back here, and is finished as it is
+        if isinstance(result, str) or result % 2:
+            return None
+        return second.submit(lambda: f"ran {result}")
 
     jobs = [Job("m", lambda model, i=i: i) for i in range(6)]
     with Engine(lambda spec: Closable(spec), concurrency=2) as engine:
         engine.run(jobs, finished.append, then=then, backlog=4)
     second.shutdown()
     assert sorted(map(str, finished)) == ["1", "3", "5", "ran 0", "ran 2", "ran 4"]
+
+
+def test_a_result_can_ask_the_model_again_until_it_is_done() -> None:
+    # a conversation: each turn is another job for the same model, then the last is finished
+    second = ThreadPoolExecutor(2)
+    finished: list[Any] = []
+    calls: list[tuple[str, int, int]] = []
+
+    def turn(model: Closable, cell: int, n: int) -> tuple[int, int]:
+        calls.append((model.spec, cell, n))
+        return cell, n
+
+    def then(result: Any) -> Future[Any] | Job[Any] | None:
+        if isinstance(result, tuple) and len(result) == 2:
+            return second.submit(lambda: ("executed", *result))
+        _, cell, n = result
+        if n < cell % 3 + 1:
+            return Job(f"m{cell}", lambda model: turn(model, cell, n + 1))
+        return None
+
+    jobs = [Job(f"m{i}", lambda model, i=i: turn(model, i, 1)) for i in range(6)]
+    with Engine(lambda spec: Closable(spec), concurrency=2) as engine:
+        engine.run(jobs, finished.append, then=then, backlog=2)
+    second.shutdown()
+    assert sorted(finished) == sorted(("executed", i, i % 3 + 1) for i in range(6))
+    assert sorted(calls) == sorted((f"m{i}", i, n) for i in range(6) for n in range(1, i % 3 + 2))
 
 
 def test_a_setup_error_stops_the_run_keeps_what_finished_and_closes_models() -> None:

@@ -32,6 +32,7 @@ from causalverify.analysis._rates import (
     rates_by_unit_family,
     wilson_interval,
 )
+from causalverify.analysis._repair import pass_at_k, repair_summary
 from causalverify.analysis._robustness import (
     TOLERANCES,
     drop_one_family,
@@ -66,6 +67,7 @@ __all__ = [
     "load_published_cells",
     "ordered_units",
     "pairwise_accuracy",
+    "pass_at_k",
     "passes_at",
     "prepare_cells",
     "proportion",
@@ -73,6 +75,7 @@ __all__ = [
     "rates_by_unit",
     "rates_by_unit_family",
     "rel_error_profile",
+    "repair_summary",
     "taxonomy",
     "tolerance_sweep",
     "wilson_interval",

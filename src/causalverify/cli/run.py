@@ -145,6 +145,21 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     is_flag=True,
     help="Run model code WITHOUT the sandbox (development only; recorded in the run).",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["single", "repair"]),
+    default="single",
+    show_default=True,
+    help="single: one answer per cell (the published protocol). repair: show the model what "
+    "its code did (errors, missing output; never whether the number is right) and ask again.",
+)
+@click.option(
+    "--max-turns",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Turns per cell in repair mode, the first included.",
+)
 @warm_option()
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the run's summary as JSON (no progress bar)."
@@ -174,6 +189,8 @@ def run(
     prices_path: Path | None,
     max_rpm: float | None,
     unsafe: bool,
+    mode: str,
+    max_turns: int,
     warm: bool | None,
     as_json: bool,
     quiet: bool,
@@ -215,6 +232,8 @@ def run(
             max_requests_per_minute=max_rpm,
             unsafe=unsafe,
             warm=warm,
+            mode=mode,  # type: ignore[arg-type]
+            max_turns=max_turns,
             command_line=tuple(["causalverify", *sys.argv[1:]]),
         )
     except ValueError as exc:

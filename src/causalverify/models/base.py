@@ -64,7 +64,8 @@ class CellContext:
     its true effect, parameters or canonical estimate), the language, the protocol and the
     sample. Only :class:`OfflineAgent` ever receives it (see :func:`ask`).
 
-    ``protocol`` is the Experiment B protocol (``"default"``, ``"paper"``) or, for the calibration
+    ``turn`` is above 1 when the messages end with execution feedback on the agent's previous
+    answer (repair mode). ``protocol`` is the Experiment B protocol (``"default"``, ``"paper"``) or, for the calibration
     arm, ``"calibration/<protocol>"``.
     """
 
@@ -72,6 +73,9 @@ class CellContext:
     language: Language
     protocol: str
     sample: int = 0
+    #: the turn of a repair-mode conversation (1: the single-shot prompt; later turns follow
+    #: execution feedback, the last user message)
+    turn: int = 1
 
 
 @runtime_checkable

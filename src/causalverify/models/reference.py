@@ -8,7 +8,12 @@ from collections.abc import Sequence
 from causalverify.errors import ProviderError
 from causalverify.models.base import CellContext, ModelOptions
 from causalverify.records import Message, ModelResponse
-from causalverify.reference import require_agent, write_confidence, write_response
+from causalverify.reference import (
+    repaired_agent,
+    require_agent,
+    write_confidence,
+    write_response,
+)
 
 
 class ReferenceProvider:
@@ -20,8 +25,9 @@ class ReferenceProvider:
     estimate). Prompts that are not about a scenario (Experiment A) are answered by the papers
     arm's own reference agents (:mod:`causalverify.papers.heuristic`).
 
-    The answer depends only on (agent, scenario, language, protocol): the messages and options
-    are not used. Tokens and cost are zero.
+    The answer depends only on (agent, scenario, language, protocol, turn): the messages and
+    options are not used. At a later turn of a repair-mode conversation ``fragile`` and ``mute``
+    answer as ``textbook`` (:func:`causalverify.reference.repaired_agent`). Tokens and cost are zero.
     """
 
     kind = "reference"
@@ -60,7 +66,7 @@ class ReferenceProvider:
             )
         else:
             content = write_response(
-                self.agent,
+                repaired_agent(self.agent, context.turn),
                 context.scenario,
                 language=context.language,
                 protocol=context.protocol,  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from causalverify.records.cells import (
     Message,
     ModelResponse,
     ScoreRecord,
+    TurnRecord,
     messages_sha256,
 )
 from causalverify.records.execution import ExecResult, ExecStatus, FitEntry, FitTerm, Limits
@@ -44,5 +45,6 @@ __all__ = [
     "ScenarioBrief",
     "ScenarioFacts",
     "ScoreRecord",
+    "TurnRecord",
     "messages_sha256",
 ]

@@ -126,7 +126,78 @@ class ScoreRecord(BaseModel):
     fitted_right: bool | None = None
 
 
+class TurnRecord(BaseModel):
+    """One turn of a repair-mode cell: what the model was told, answered, and what that did.
+
+    Turn 1 is the single-shot prompt (``feedback`` None); turn ``t > 1`` was asked with the
+    conversation so far plus ``feedback``, the execution feedback on turn ``t - 1`` (never the
+    canonical estimate or whether a number is right). ``request_sha256`` is
+    :func:`messages_sha256` of the whole request of this turn.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turn: int
+    feedback: Message | None = None
+    request_sha256: str
+    response: ModelResponse | None = None
+    code: CodeRecord | None = None
+    execution: ExecResult | None = None
+    extraction: ExtractionRecord | None = None
+    judge: ExtractionRecord | None = None
+    extraction_disagree: bool = False
+    scores: ScoreRecord | None = None
+    status: CellStatus
+    timings: dict[str, float] = Field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        record: CellRecord,
+        *,
+        turn: int,
+        feedback: Message | None = None,
+        request_sha256: str | None = None,
+    ) -> TurnRecord:
+        """The turn a cell record describes (its response, code, execution and scores)."""
+        return cls(
+            turn=turn,
+            feedback=feedback,
+            request_sha256=request_sha256 or record.prompt_sha256,
+            response=record.response,
+            code=record.code,
+            execution=record.execution,
+            extraction=record.extraction,
+            judge=record.judge,
+            extraction_disagree=record.extraction_disagree,
+            scores=record.scores,
+            status=record.status,
+            timings=dict(record.timings),
+        )
+
+    def as_cell(self, cell: CellRecord) -> CellRecord:
+        """``cell`` with this turn's response, code, execution and scores (to rescore it)."""
+        return cell.model_copy(
+            update={
+                "response": self.response,
+                "code": self.code,
+                "execution": self.execution,
+                "extraction": self.extraction,
+                "judge": self.judge,
+                "extraction_disagree": self.extraction_disagree,
+                "scores": self.scores,
+                "status": self.status,
+                "timings": dict(self.timings),
+                "turns": [],
+            }
+        )
+
+
 class CellRecord(BaseModel):
+    """One cell. In repair mode a cell that took more than one turn lists every turn in
+    ``turns`` and its own fields are those of the last turn; a one-turn cell is its only turn
+    (so ``--max-turns 1`` stores exactly what single mode stores)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     key: CellKey
@@ -147,6 +218,13 @@ class CellRecord(BaseModel):
     scores: ScoreRecord | None = None
     status: CellStatus
     timings: dict[str, float] = Field(default_factory=dict)
+    turns: list[TurnRecord] = Field(default_factory=list)
+
+    def turn_states(self) -> list[TurnRecord]:
+        """Every turn, first to last (a one-turn cell gives itself as its only turn)."""
+        if self.turns:
+            return list(self.turns)
+        return [TurnRecord.of(self, turn=1)]
 
 
 def messages_sha256(messages: Sequence[Message]) -> str:

@@ -5,6 +5,7 @@ from causalverify.reference._agents import (
     AGENTS,
     agent_variant,
     fragile_fault,
+    repaired_agent,
     require_agent,
     write_response,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "AGENT_SUMMARIES",
     "agent_variant",
     "fragile_fault",
+    "repaired_agent",
     "require_agent",
     "write_confidence",
     "write_response",

@@ -20,6 +20,9 @@ Each agent has one documented behaviour (see ``docs/REFERENCE_PANEL.md``):
     runs the correct model and never prints the estimate.
 ``prose``
     describes the analysis in words, with no code at all.
+
+In repair mode, shown the execution feedback on its answer, ``fragile`` and ``mute`` write the
+textbook script (:data:`REPAIRS`); the others repeat themselves.
 """
 
 from __future__ import annotations
@@ -96,6 +99,18 @@ def fragile_fault(scenario_id: str) -> FragileFault | None:
     if bucket == 1:
         return "typo"
     return None
+
+
+#: what an agent writes when shown execution feedback on its previous answer (repair mode):
+#: ``fragile`` fixes its package or column name and ``mute`` prints its estimate, both becoming
+#: the textbook script; the others write what they wrote before (``prose`` still writes no code,
+#: and an executed script with an estimate gets no feedback at all)
+REPAIRS: Final[dict[str, str]] = {"fragile": "textbook", "mute": "textbook"}
+
+
+def repaired_agent(agent: str, turn: int) -> str:
+    """The agent whose answer ``agent`` gives at ``turn`` of a repair-mode conversation."""
+    return REPAIRS.get(agent, agent) if turn > 1 else agent
 
 
 def write_response(

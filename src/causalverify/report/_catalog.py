@@ -20,6 +20,7 @@ from causalverify.report._tables import (
 )
 from causalverify.report.calibration import calibration_tables
 from causalverify.report.experiment_a_tables import experiment_a_tables
+from causalverify.report.repair import repair_tables
 
 
 def all_tables(s: Mapping[str, Any]) -> list[Table]:
@@ -36,6 +37,8 @@ def all_tables(s: Mapping[str, Any]) -> list[Table]:
         rel_error,
     )
     tables = [build(s) for build in builders]
+    if s.get("repair"):  # only for repair-mode runs
+        tables += repair_tables(s["repair"])
     if s.get("calibration"):  # only when the run holds calibration rows
         tables += calibration_tables(s["calibration"])
     if s.get("experiment_a"):  # only when the run folder holds Experiment A results

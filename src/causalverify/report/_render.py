@@ -11,6 +11,7 @@ from typing import Any, Final
 from causalverify.report._catalog import all_tables
 from causalverify.report._tables import Table, num
 from causalverify.report.calibration import CAPTION as CALIBRATION_CAPTION
+from causalverify.report.repair import CAPTION as REPAIR_CAPTION
 
 _CSS: Final[str] = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
@@ -31,6 +32,7 @@ _CAPTIONS: Final[dict[str, str]] = {
     "rel_error_cdf": "Empirical CDF of the relative error of executed estimates.",
     "family_heatmap": "L2b+ rate per unit and design family.",
     "rank_agreement": "Rank by execution (L2b) against rank by correct estimate (L2b+).",
+    "repair_by_turn": REPAIR_CAPTION,
     "experiment_a_scorers": "Experiment A: L4 (direction agreement) per model under each scorer.",
     "experiment_a_rid": "Experiment A: L4 in the standard and the RID arm on the same papers.",
 }

@@ -19,10 +19,12 @@ from causalverify.analysis import (
 )
 from causalverify.analysis._summary import N_RESAMPLES
 from causalverify.progress import StepCallback, tell
+from causalverify.records import CellRecord
 from causalverify.report._figures import write_figures
 from causalverify.report._render import render_html, render_markdown
 from causalverify.report.calibration import calibration_summary, write_calibration_figures
 from causalverify.report.experiment_a import experiment_a_entry, write_experiment_a_figures
+from causalverify.report.repair import repair_entry, write_repair_figures
 from causalverify.store import RunStore, cells_frame
 
 DEFAULT_TITLE: Final[str] = "CausalVerify report"
@@ -51,6 +53,13 @@ def load_run_cells(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     """
     with RunStore.open(run_dir) as store:
         return cells_frame(store.iter_cells()), store.meta()
+
+
+def _load_run(run_dir: Path) -> tuple[pd.DataFrame, dict[str, Any], list[CellRecord]]:
+    """:func:`load_run_cells`, and the records themselves (repair mode reads their turns)."""
+    with RunStore.open(run_dir) as store:
+        records = list(store.iter_cells())
+        return cells_frame(records), store.meta(), records
 
 
 def write_report(
@@ -92,10 +101,11 @@ def write_report(
         ``cells.csv`` and ``figures/*.png``, all byte-identical for identical inputs.
     """
     tell(progress, "reading the cells")
+    records: list[CellRecord] = []
     if isinstance(source, pd.DataFrame):
         frame = source
     else:
-        frame, stored_meta = load_run_cells(Path(source))
+        frame, stored_meta, records = _load_run(Path(source))
         meta = stored_meta if meta is None else meta
     cells = prepare_cells(frame)
     tell(progress, f"analysing (bootstrap, {n_resamples} resamples)")
@@ -114,6 +124,9 @@ def write_report(
         )
         if calibration is not None:
             summary["calibration"] = calibration
+        repair = repair_entry(records, meta)
+        if repair is not None:  # a repair-mode run
+            summary["repair"] = repair
         experiment_a = experiment_a_entry(Path(source), frame)
         if experiment_a is not None:  # papers.sqlite beside the run store
             summary["experiment_a"] = experiment_a
@@ -124,6 +137,7 @@ def write_report(
     tell(progress, "drawing the figures")
     figures = write_figures(summary, add_unit(cells, unit), out_dir / "figures")
     figures.update(write_calibration_figures(summary, out_dir / "figures"))
+    figures.update(write_repair_figures(summary, out_dir / "figures"))
     figures.update(write_experiment_a_figures(summary, out_dir / "figures"))
     tell(progress, "writing leaderboard.md and index.html")
     _write_text(out_dir / "leaderboard.md", render_markdown(summary, title))

@@ -18,8 +18,11 @@ from causalverify.records import (
     CellRecord,
     CellStatus,
     CodeRecord,
+    Message,
     ModelResponse,
     ScenarioBrief,
+    TurnRecord,
+    messages_sha256,
 )
 from causalverify.sandbox.base import ExecResult
 
@@ -52,30 +55,89 @@ class CellTask:
 
 @dataclass(frozen=True)
 class Answered:
-    """A cell whose model call returned."""
+    """A cell whose model call returned (in repair mode: one turn of it).
+
+    ``history`` holds the cell's earlier turns, ``feedback`` the message that asked for this one
+    and ``request_sha256`` the hash of the whole request of this turn.
+    """
 
     task: CellTask
     response: ModelResponse
     seconds: float
+    history: tuple[TurnRecord, ...] = ()
+    feedback: Message | None = None
+    request_sha256: str = ""
 
 
-def answer(task: CellTask, provider: Model, options: ModelOptions) -> Answered:
+@dataclass(frozen=True)
+class Turned:
+    """A turn of a repair-mode cell, executed and scored; ``record`` is the cell so far."""
+
+    task: CellTask
+    record: CellRecord
+
+
+def conversation(
+    task: CellTask, history: tuple[TurnRecord, ...] = (), feedback: Message | None = None
+) -> list[Message]:
+    """The messages of a turn: the cell's prompt, then each earlier turn's feedback and answer,
+    then ``feedback`` (turn 1: the prompt alone)."""
+    messages = list(task.prompt.messages)
+    for turn in history:
+        if turn.feedback is not None:
+            messages.append(turn.feedback)
+        content = turn.response.content if turn.response is not None else None
+        messages.append(Message(role="assistant", content=content or ""))
+    if feedback is not None:
+        messages.append(feedback)
+    return messages
+
+
+def answer(
+    task: CellTask,
+    provider: Model,
+    options: ModelOptions,
+    history: tuple[TurnRecord, ...] = (),
+    feedback: Message | None = None,
+) -> Answered:
     """Ask ``provider`` for the cell's answer (transient failures come back as an error response).
 
     An API provider gets the messages and options only; an offline agent also the cell context,
-    whose scenario is the answer-free brief.
+    whose scenario is the answer-free brief. With ``history`` and ``feedback`` this is a later
+    turn of a repair-mode conversation.
     """
     context = CellContext(
         scenario=ScenarioBrief.of(task.scenario),
         language=task.key.language,
         protocol=task.protocol,
         sample=task.key.sample,
+        turn=len(history) + 1,
     )
     if options.seed is not None and task.key.sample:  # sample k asks with seed + k
         options = dataclasses.replace(options, seed=options.seed + task.key.sample)
+    messages = conversation(task, history, feedback)
     start = time.perf_counter()
-    response = ask(provider, list(task.prompt.messages), options=options, context=context)
-    return Answered(task, response, time.perf_counter() - start)
+    response = ask(provider, messages, options=options, context=context)
+    seconds = time.perf_counter() - start
+    return Answered(task, response, seconds, history, feedback, messages_sha256(messages))
+
+
+def execute_turn(
+    answered: Answered, stages: Stages, config: RunConfig, judge: Model | None = None
+) -> Turned:
+    """:func:`execute` one turn of a repair-mode cell; the record lists every turn when there
+    has been more than one (a one-turn cell is stored exactly as in single mode)."""
+    record = execute(answered, stages, config, judge)
+    turn = TurnRecord.of(
+        record,
+        turn=len(answered.history) + 1,
+        feedback=answered.feedback,
+        request_sha256=answered.request_sha256 or record.prompt_sha256,
+    )
+    turns = [*answered.history, turn]
+    if len(turns) > 1:
+        record = record.model_copy(update={"turns": turns})
+    return Turned(answered.task, record)
 
 
 def execute(

@@ -72,6 +72,11 @@ class RunConfig:
         The response cache; ``None`` uses the user-wide default cache.
     unsafe
         Run code without the sandbox (development only; recorded in the metadata).
+    mode, max_turns
+        ``single``: one answer per cell (the published protocol). ``repair``: after an answer
+        whose code is missing, fails or prints no readable estimate, the model is shown the
+        execution feedback and asked again, up to ``max_turns`` turns in all
+        (:mod:`causalverify.runner.repair`).
     warm
         Fork Python cells from a warm interpreter (:mod:`causalverify.sandbox.warm`); None
         follows the ``CAUSALVERIFY_WARM`` setting (on by default). Results do not depend on it.
@@ -105,6 +110,8 @@ class RunConfig:
     cache_path: Path | None = None
     unsafe: bool = False
     warm: bool | None = None
+    mode: Literal["single", "repair"] = "single"
+    max_turns: int = 3
     limits: Limits = field(default_factory=Limits)
     command_line: tuple[str, ...] = ()
 
@@ -122,12 +129,21 @@ class RunConfig:
         ):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.mode not in ("single", "repair"):
+            raise ValueError(f"mode must be 'single' or 'repair', got {self.mode!r}")
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"limit must be at least 1, got {self.limit}")
         if self.tolerance <= 0:
             raise ValueError(f"tolerance must be positive, got {self.tolerance}")
         if self.extractor != "deterministic" and self.judge_model is None:
             raise ValueError(f"extractor {self.extractor!r} needs a judge model")
+
+    @property
+    def turns(self) -> int:
+        """Turns a cell may take: ``max_turns`` in repair mode, 1 in single mode."""
+        return self.max_turns if self.mode == "repair" else 1
 
     @property
     def code_policy(self) -> Literal["paper", "default"]:

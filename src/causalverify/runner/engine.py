@@ -170,20 +170,20 @@ class Engine:
         jobs: Iterable[Job[Any]],
         finish: Callable[[Any], None],
         *,
-        then: Callable[[Any], Future[Any] | None] | None = None,
+        then: Callable[[Any], Future[Any] | Job[Any] | None] | None = None,
         backlog: int = 0,
     ) -> None:
         """Run every job; each result reaches ``finish`` on this thread as soon as it is done.
 
-        ``then(result)`` may return a future (a second stage running elsewhere); its result
-        goes to ``finish`` instead. ``backlog`` lets that many more jobs wait beyond the ones
+        ``then(result)`` may return a future (a second stage running elsewhere) or another
+        :class:`Job` (the next turn of a conversation); what that yields goes to ``then`` again,
+        and a result for which ``then`` returns None goes to ``finish``. ``backlog`` lets that many more jobs wait beyond the ones
         running, so a second stage never starves. An exception in a job (a setup error) stops
         the run after the jobs in flight; results finished before it have been handed over.
         """
         cap = self.concurrency + max(backlog, self.concurrency)
         source = iter(jobs)
         in_flight: set[Future[Any]] = set()
-        stage_two: set[Future[Any]] = set()
         pool = ThreadPoolExecutor(self.concurrency, self.name)
         try:
             exhausted = False
@@ -199,15 +199,14 @@ class Engine:
                 finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for future in finished:
                     in_flight.discard(future)
-                    second = future in stage_two
-                    stage_two.discard(future)
                     result = future.result()  # a setup error stops here; stored results stay
-                    follow = then(result) if then is not None and not second else None
+                    follow = then(result) if then is not None else None
                     if follow is None:
                         finish(result)
+                    elif isinstance(follow, Job):
+                        in_flight.add(pool.submit(follow.call, self.model(follow.spec)))
                     else:
                         in_flight.add(follow)
-                        stage_two.add(follow)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 

@@ -44,6 +44,7 @@ IDENTITY_KEYS: Final[tuple[str, ...]] = (
     "base_url",
     "limits",
     "unsafe",
+    "mode",
 )
 #: metadata keys that may grow from run to run
 GROWING_KEYS: Final[tuple[str, ...]] = ("models", "languages")
@@ -99,6 +100,12 @@ def build_meta(
         "base_url": config.base_url,
         "limits": dataclasses.asdict(config.limits),
         "unsafe": config.unsafe,
+        # absent in single mode, so single-mode runs keep the metadata they always had
+        **(
+            {"mode": {"name": "repair", "max_turns": config.max_turns}}
+            if config.mode == "repair"
+            else {}
+        ),
         "sandbox_policy": stages.sandbox_policy,
         "environment": (
             stages.manifest.model_dump(mode="json") if stages.manifest is not None else None

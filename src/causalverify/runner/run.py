@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from causalverify.models import Model, ModelOptions
 from causalverify.records import CellKey, CellRecord
-from causalverify.runner.cell import Answered, CellTask, answer, execute
+from causalverify.runner.cell import Answered, CellTask, Turned, answer, execute, execute_turn
 from causalverify.runner.config import RunConfig
 from causalverify.runner.engine import Engine, Job, Tally, is_pending
 from causalverify.runner.executor import Executor, LocalPoolExecutor
 from causalverify.runner.meta import build_meta, merge_meta
+from causalverify.runner.repair import ends_conversation, feedback
 from causalverify.runner.stages import Rendered, Stages, default_stages
 from causalverify.runner.suite import balanced_subset
 from causalverify.runner.summary import (
@@ -198,22 +199,44 @@ class _Dispatcher:
             pool = executor if executor is not None else LocalPoolExecutor(self.config.workers)
             options = _model_options(self.config)
 
-            def execute_later(answered: Answered) -> Future[CellRecord]:
-                return pool.submit(execute, answered, self.stages, self.config, judge)
+            turns = self.config.turns
+
+            def after(result: Answered | Turned | CellRecord) -> Future[Any] | Job[Any] | None:
+                if isinstance(result, Answered):
+                    if turns == 1:
+                        return pool.submit(execute, result, self.stages, self.config, judge)
+                    return pool.submit(execute_turn, result, self.stages, self.config, judge)
+                if not isinstance(result, Turned):
+                    return None
+                # repair mode: ask again with the execution feedback, or finish the cell
+                record = result.record
+                states = record.turn_states()
+                if ends_conversation(states, turns):
+                    return None
+                call = functools.partial(
+                    answer,
+                    result.task,
+                    options=options,
+                    history=tuple(states),
+                    feedback=feedback(record, record.key.language),
+                )
+                return Job(record.key.model, call)
 
             jobs = (Job(t.key.model, functools.partial(answer, t, options=options)) for t in tasks)
             try:
-                engine.run(jobs, self._finish, then=execute_later, backlog=2 * self.config.workers)
+                engine.run(jobs, self._finish, then=after, backlog=2 * self.config.workers)
             finally:
                 if own:
                     pool.shutdown(wait=True, cancel_futures=True)
         self._emit("done")
 
-    def _finish(self, record: CellRecord) -> None:
+    def _finish(self, result: CellRecord | Turned) -> None:
+        record = result.record if isinstance(result, Turned) else result
         self.store.put_cell(record)
         self.computed += 1
         self.counts[record.status] += 1
-        self.tally.add(record.key.model, record.response)
+        for turn in record.turn_states():
+            self.tally.add(record.key.model, turn.response)
         self._emit("cell", record)
 
     def _judge_provider(self, engine: Engine) -> Model | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from causalverify.extraction import disagree, extract_estimate, fitted_effects
-from causalverify.records import CellRecord, CellStatus, ExtractionRecord, ScoreRecord
+from causalverify.records import CellRecord, CellStatus, ExtractionRecord, ScoreRecord, TurnRecord
 from causalverify.scoring._layers import (
     Extractor,
     Match,
@@ -44,6 +44,27 @@ def rescore(
     """
     if tolerance < 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    scored = _rescore_one(record, profile=profile, tolerance=tolerance, extractor=extractor)
+    if not record.turns:
+        return scored
+    # a repair-mode cell: every turn is rescored alike; the cell's own fields are its last turn's
+    turns = [
+        TurnRecord.of(
+            _rescore_one(
+                turn.as_cell(record), profile=profile, tolerance=tolerance, extractor=extractor
+            ),
+            turn=turn.turn,
+            feedback=turn.feedback,
+            request_sha256=turn.request_sha256,
+        )
+        for turn in record.turns
+    ]
+    return scored.model_copy(update={"turns": turns})
+
+
+def _rescore_one(
+    record: CellRecord, *, profile: Profile, tolerance: float, extractor: Extractor
+) -> CellRecord:
     failure = pre_scoring_status(record)
     extraction = _extract(record)
     estimate = _chosen_estimate(extraction, record.judge, extractor)

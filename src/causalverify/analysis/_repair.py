@@ -1,0 +1,105 @@
+"""Repair-mode metrics: how execution and the right number move as a model is shown its errors.
+
+For every cell the state *after t turns* is the turn ``min(t, turns taken)``: a cell that ended
+at turn 2 keeps its turn-2 result at turns 3..K. So each by-turn rate is cumulative in the sense
+that it counts every cell that has reached its result by then; index 0 is turn 1, which is
+exactly the single-shot result.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from math import comb
+from typing import Any
+
+from causalverify.records import CellRecord, TurnRecord
+
+
+def _rate(values: list[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _state(turns: list[TurnRecord], t: int) -> TurnRecord:
+    return turns[min(t, len(turns)) - 1]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of ``c`` successes in ``n`` samples: ``1 - C(n-c, k) / C(n, k)``."""
+    if not 0 < k <= n:
+        raise ValueError(f"k must be in 1..{n}, got {k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def _model_entry(cells: list[CellRecord], max_turns: int) -> dict[str, Any]:
+    scored = [c for c in cells if c.status != "unscoreable"]
+    states = [c.turn_states() for c in scored]
+    by_turn: dict[str, list[float | None]] = {"L2b": [], "L2b_plus": [], "executed_wrong": []}
+    for t in range(1, max_turns + 1):
+        at = [_state(turns, t) for turns in states]
+        by_turn["L2b"].append(_rate([bool(s.scores and s.scores.L2b) for s in at]))
+        by_turn["L2b_plus"].append(_rate([bool(s.scores and s.scores.L2b_plus) for s in at]))
+        by_turn["executed_wrong"].append(_rate([s.status == "wrong" for s in at]))
+    successes = sum(bool(c.scores and c.scores.L2b_plus) for c in scored)
+    every_turn = [turn for c in cells for turn in c.turn_states()]
+    responses = [t.response for t in every_turn if t.response is not None]
+    tokens = sum(r.input_tokens + r.output_tokens for r in responses)
+    cost = sum(r.cost_usd for r in responses)
+    used = Counter(len(c.turn_states()) for c in cells)
+
+    def gain(series: list[float | None]) -> float | None:
+        first, last = series[0], series[-1]
+        return None if first is None or last is None else last - first
+
+    return {
+        "cells": len(cells),
+        "scoreable": len(scored),
+        "turns": max_turns,
+        "turns_used": {str(k): used[k] for k in sorted(used)},
+        "mean_turns": sum(len(c.turn_states()) for c in cells) / len(cells) if cells else None,
+        "L2b_by_turn": by_turn["L2b"],
+        "L2b_plus_by_turn": by_turn["L2b_plus"],
+        "executed_wrong_by_turn": by_turn["executed_wrong"],
+        "repair_gain": {
+            "L2b": gain(by_turn["L2b"]),
+            "L2b_plus": gain(by_turn["L2b_plus"]),
+            "executed_wrong": gain(by_turn["executed_wrong"]),
+        },
+        "successes": successes,
+        "tokens": tokens,
+        "cost_usd": cost,
+        "tokens_per_success": tokens / successes if successes else None,
+        "cost_per_success": cost / successes if successes else None,
+        "pass_at_k": _pass_at_k(scored),
+    }
+
+
+def _pass_at_k(cells: list[CellRecord]) -> dict[str, float]:
+    """pass@k of the final results over the samples of each (scenario, language)."""
+    groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for c in cells:
+        groups[(c.key.scenario_id, c.key.language)].append(bool(c.scores and c.scores.L2b_plus))
+    if not groups:
+        return {}
+    n = min(len(v) for v in groups.values())
+    out = {}
+    for k in range(1, n + 1):
+        values = [pass_at_k(len(v), sum(v), k) for v in groups.values()]
+        out[str(k)] = sum(values) / len(values)
+    return out
+
+
+def repair_summary(
+    records: Iterable[CellRecord], max_turns: int, models: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """``summary.json["repair"]``: per model (in ``models`` order, then the rest sorted), the
+    by-turn rates (lists, index 0 = turn 1), the repair gain (turn K minus turn 1), turns used,
+    tokens and cost per L2b+ success and pass@k over samples."""
+    by_model: dict[str, list[CellRecord]] = defaultdict(list)
+    for record in records:
+        by_model[record.key.model].append(record)
+    order = [m for m in (models or ()) if m in by_model]
+    order += sorted(set(by_model) - set(order))
+    return {model: _model_entry(by_model[model], max_turns) for model in order}

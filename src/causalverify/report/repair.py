@@ -1,0 +1,125 @@
+"""The repair section of the report: L2b and L2b+ by turn, the repair gain, the cost of a success.
+
+Present only for repair-mode runs (``causalverify run --mode repair``); everything shown is read
+from ``summary.json["repair"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import matplotlib as mpl
+from matplotlib.figure import Figure
+
+from causalverify.analysis import repair_summary
+from causalverify.records import CellRecord
+from causalverify.report._figures import _RC, _save, wrap_name
+from causalverify.report._tables import Table, num, pct
+
+CAPTION: Final[str] = (
+    "Repair mode: the share of cells that execute (L2b, left) and that compute the right "
+    "number (L2b+, right) after each turn, one line per model. Turn 1 is the single-shot "
+    "result; the feedback shows errors, never whether a number is right."
+)
+
+
+def repair_entry(
+    records: Sequence[CellRecord], meta: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """``summary.json["repair"]`` for a repair-mode run, None for a single-mode one."""
+    mode = (meta or {}).get("mode")
+    if not isinstance(mode, Mapping) or mode.get("name") != "repair":
+        return None
+    models = (meta or {}).get("models")
+    return repair_summary(records, int(mode["max_turns"]), models=models)
+
+
+def _by_turn(series: Sequence[float | None]) -> str:
+    return " → ".join(pct(v) for v in series)
+
+
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:+.1f} pts"
+
+
+def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
+    """The repair table: by-turn rates, gains, turns used, cost per success, pass@k."""
+    rows = []
+    for model, e in repair.items():
+        pass_k = ", ".join(f"@{k} {pct(v)}" for k, v in e["pass_at_k"].items())
+        cost = e["cost_per_success"]
+        rows.append(
+            (
+                model,
+                _by_turn(e["L2b_by_turn"]),
+                _by_turn(e["L2b_plus_by_turn"]),
+                _signed(e["repair_gain"]["L2b"]),
+                _signed(e["repair_gain"]["L2b_plus"]),
+                _signed(e["repair_gain"]["executed_wrong"]),
+                num(e["mean_turns"], 2),
+                "–" if e["tokens_per_success"] is None else f"{e['tokens_per_success']:.0f}",
+                "–" if cost is None else f"${cost:.4f}",
+                pass_k or "–",
+            )
+        )
+    header = (
+        "model",
+        "L2b by turn",
+        "L2b+ by turn",
+        "L2b gain",
+        "L2b+ gain",
+        "executed-wrong gain",
+        "mean turns",
+        "tokens / success",
+        "cost / success",
+        "pass@k",
+    )
+    note = (
+        "After each turn, the share of scoreable cells that executed (L2b) and that computed the "
+        "right number (L2b+); a cell that ended earlier keeps its result. Gains are turn K minus "
+        "turn 1. Executed-wrong: executed with an estimate outside the tolerance. Tokens and cost "
+        "count every turn. pass@k: unbiased, over the samples of each scenario and language."
+    )
+    return [
+        Table(
+            key="repair",
+            title="Repair mode: turn by turn",
+            header=header,
+            rows=tuple(rows),
+            note=note,
+        )
+    ]
+
+
+def write_repair_figures(summary: Mapping[str, Any], folder: Path) -> dict[str, Path]:
+    """Draw L2b and L2b+ by turn when the summary has a repair section."""
+    repair = summary.get("repair")
+    if not repair:
+        return {}
+    folder.mkdir(parents=True, exist_ok=True)
+    with mpl.rc_context(_RC):  # type: ignore[arg-type]
+        fig = Figure(figsize=(9.0, 4.0))
+        panels = fig.subplots(1, 2, sharey=True)
+        colours = mpl.colormaps["tab10"]
+        for ax, key, label in (
+            (panels[0], "L2b_by_turn", "executes (L2b)"),
+            (panels[1], "L2b_plus_by_turn", "right number (L2b+)"),
+        ):
+            turns = 1
+            for i, (model, entry) in enumerate(repair.items()):
+                values = [float("nan") if v is None else v for v in entry[key]]
+                xs = list(range(1, len(values) + 1))
+                turns = max(turns, len(xs))
+                ax.plot(xs, values, marker="o", color=colours(i % 10), label=wrap_name(model, 28))
+            ax.set_xticks(range(1, turns + 1))
+            ax.set_xlabel("turn")
+            ax.set_title(label, fontsize=10)
+            ax.set_ylim(-0.02, 1.02)
+        panels[0].set_ylabel("share of cells")
+        panels[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        fig.tight_layout()
+        path = folder / "repair_by_turn.png"
+        _save(fig, path)
+    return {"repair_by_turn": path}

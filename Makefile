@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 RUN_DIR ?= runs/latest
 SUITE_DIR ?= runs/suite
+REPAIR_DIR ?= runs/repair
 PANEL := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term,reference/fragile,reference/mute,reference/prose
 LABELLERS := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term
 
@@ -24,7 +25,8 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 
 # The main job, offline: build the default suite, put the reference panel through it in the
 # sandbox (R and Python), rescore, elicit confidences, run the real-paper arm with its consensus
-# labels and pre-commitment ablation, and write the report.
+# labels and pre-commitment ablation, and write the report. Then a repair-mode run of the panel
+# over 28 scenarios (the model is shown what its code did and asked again), with its own report.
 run: setup
 	$(BIN)/causalverify doctor
 	$(BIN)/causalverify build --out $(SUITE_DIR)
@@ -35,6 +37,9 @@ run: setup
 	$(BIN)/causalverify papers label $(RUN_DIR) --labellers $(LABELLERS)
 	$(BIN)/causalverify papers rid $(RUN_DIR) --models $(PANEL) --n 10 --seed 1
 	$(BIN)/causalverify report $(RUN_DIR)
+	$(BIN)/causalverify run --suite $(SUITE_DIR) --out $(REPAIR_DIR) --mode repair --max-turns 3 --limit 28
+	$(BIN)/causalverify report $(REPAIR_DIR)
+	@echo "reports: $(RUN_DIR)/report/index.html (single shot) and $(REPAIR_DIR)/report/index.html (repair mode)"
 
 test: setup lint typecheck unit
 

@@ -28,6 +28,8 @@ from causalverify.models import ResponseCache, RetryPolicy, get_provider
 from causalverify.models.base import Provider
 from causalverify.records import CellRecord, ExecResult
 from causalverify.reference import write_response
+from causalverify.release import ReportSettings, freeze_run, read_records, verify_release
+from causalverify.release._layout import TURNS_FILE
 from causalverify.report import write_report
 from causalverify.runner import (
     REFERENCE_PANEL,
@@ -183,7 +185,8 @@ def test_the_offline_panel_repairs_what_feedback_can_fix(suite: Path, tmp_path: 
     run_benchmark(config)
     with RunStore.open(config.out_dir) as store:
         by_model: dict[str, list[CellRecord]] = {}
-        for cell in store.iter_cells():
+        stored = list(store.iter_cells())
+        for cell in stored:
             by_model.setdefault(cell.key.model, []).append(cell)
     # mute prints nothing readable, is told so, and prints its estimate at turn 2
     assert all(
@@ -196,6 +199,20 @@ def test_the_offline_panel_repairs_what_feedback_can_fix(suite: Path, tmp_path: 
     assert all(
         [t.status for t in c.turns] == ["no_code", "no_code"] for c in by_model["reference/prose"]
     )
+    # a release carries every turn: rescoring and the recomputed report agree with the frozen
+    release = tmp_path / "release"
+    freeze_run(
+        config.out_dir,
+        release,
+        report=ReportSettings(seed=7, unit="model", n_resamples=50, title="repair"),
+    )
+    assert (release / TURNS_FILE).is_file()
+    assert [r.turns for r in read_records(release)] == [r.turns for r in stored]
+    report = verify_release(release, reexecute=True, limit=6)
+    assert not report.hash_problems and not report.rescore_problems, report
+    assert report.reexecution is not None and report.reexecution.n_cells == 6
+    summary = json.loads((release / "report" / "summary.json").read_text())
+    assert summary["repair"]["reference/mute"]["L2b_plus_by_turn"] == [0.0, 1.0, 1.0]
 
 
 def _count(run_dir: Path) -> int:

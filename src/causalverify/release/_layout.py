@@ -18,6 +18,8 @@ PROMPTS_FILE: Final = "records/prompts.jsonl"
 RESPONSES_FILE: Final = "records/responses.jsonl"
 EXECUTIONS_FILE: Final = "records/executions.jsonl"
 EXTRACTIONS_FILE: Final = "records/extractions.jsonl"
+#: only in releases of repair-mode runs: every turn of each cell (an empty list for one turn)
+TURNS_FILE: Final = "records/turns.jsonl"
 TABLES_DIR: Final = "records/tables"
 SCORES_FILE: Final = "scores.csv"
 SCENARIOS_FILE: Final = "scenarios.csv"

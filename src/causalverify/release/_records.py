@@ -10,6 +10,8 @@ carrying the cell ``key``:
 - ``executions.jsonl``: the extracted code and the execution (stdout, stderr, status) with the
   resource limits of the run
 - ``extractions.jsonl``: the deterministic extraction, the judge output, whether they disagree
+- ``turns.jsonl`` (repair-mode runs only): every turn of each cell, each with its feedback,
+  response, code, execution, extraction and scores (the other files hold the last turn)
 
 ``prompts.jsonl`` holds each distinct rendered prompt once, keyed by its ``prompt_sha256``.
 Joining the files gives back records equal to the stored ones.
@@ -32,6 +34,7 @@ from causalverify.release._layout import (
     EXTRACTIONS_FILE,
     PROMPTS_FILE,
     RESPONSES_FILE,
+    TURNS_FILE,
     dumps_line,
     write_text,
 )
@@ -70,6 +73,10 @@ def write_records(
                 part["limits"] = dict(limits) if limits is not None else None
             lines[name].append(dumps_line(part))
         prompts.setdefault(record.prompt_sha256, data["prompt"])
+    if any(record.turns for record in records):
+        lines[TURNS_FILE] = [
+            dumps_line({"key": r.key.model_dump(mode="json"), "turns": _turns(r)}) for r in records
+        ]
     for name, rows in lines.items():
         write_text(root / name, "".join(row + "\n" for row in rows))
     prompt_lines = (
@@ -101,6 +108,7 @@ def read_records(root: Path) -> list[CellRecord]:
     """
     prompts = read_prompts(root)
     parts = {name: list(read_jsonl(root, name)) for name in PARTS}
+    turns = list(read_jsonl(root, TURNS_FILE)) if (root / TURNS_FILE).is_file() else None
     cells = parts[CELLS_FILE]
     for name, rows in parts.items():
         if len(rows) != len(cells):
@@ -116,6 +124,8 @@ def read_records(root: Path) -> list[CellRecord]:
                     f"{CELLS_FILE} line {number}"
                 )
             merged.update({f: row.get(f) for f in PARTS[name]})
+        if turns is not None:
+            merged["turns"] = _joined_turns(turns, index, cell, number)
         sha = str(cell.get("prompt_sha256"))
         if sha not in prompts:
             raise StoreError(f"{CELLS_FILE} line {number}: prompt {sha} not in {PROMPTS_FILE}")
@@ -127,6 +137,24 @@ def read_records(root: Path) -> list[CellRecord]:
                 f"{CELLS_FILE} line {number}: not a valid cell record: {exc}"
             ) from None
     return records
+
+
+def _turns(record: CellRecord) -> list[dict[str, Any]]:
+    return [turn.model_dump(mode="json") for turn in record.turns]
+
+
+def _joined_turns(
+    rows: list[tuple[int, dict[str, Any]]], index: int, cell: Mapping[str, Any], number: int
+) -> Any:
+    if len(rows) <= index:
+        raise StoreError(f"{TURNS_FILE} holds {len(rows)} cells, fewer than {CELLS_FILE}")
+    other_number, row = rows[index]
+    if row.get("key") != cell.get("key"):
+        raise StoreError(
+            f"{TURNS_FILE} line {other_number}: key {row.get('key')} does not match "
+            f"{CELLS_FILE} line {number}"
+        )
+    return row.get("turns") or []
 
 
 def read_jsonl(root: Path, name: str) -> Iterable[tuple[int, dict[str, Any]]]:

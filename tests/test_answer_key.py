@@ -46,6 +46,7 @@ def test_the_brief_holds_no_answer() -> None:
         "language",
         "protocol",
         "sample",
+        "turn",  # a repair-mode turn number: the feedback itself is in the messages
     }
 
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
-Family = Literal["did", "event_study", "iv", "rdd"]
+Family = Literal[
+    "did", "event_study", "iv", "rdd", "staggered_did", "fuzzy_rdd", "synthetic_control"
+]
 Language = Literal["r", "python"]
 Difficulty = Literal["easy", "medium", "hard"]
 
 FAMILIES: Final[tuple[Family, ...]] = get_args(Family)
+#: the four textbook designs of the published benchmark (the default suite)
+CORE_FAMILIES: Final[tuple[Family, ...]] = ("did", "event_study", "iv", "rdd")
+#: the designs of the modern suite, where the textbook regression is wrong
+MODERN_FAMILIES: Final[tuple[Family, ...]] = ("staggered_did", "fuzzy_rdd", "synthetic_control")
 LANGUAGES: Final[tuple[Language, ...]] = get_args(Language)
 DIFFICULTIES: Final[tuple[Difficulty, ...]] = get_args(Difficulty)
 
@@ -18,6 +24,9 @@ PUBLISHED_NAME: Final[dict[Family, str]] = {
     "event_study": "EVENT_STUDY",
     "iv": "IV",
     "rdd": "RDD",
+    "staggered_did": "STAGGERED_DID",
+    "fuzzy_rdd": "FUZZY_RDD",
+    "synthetic_control": "SYNTHETIC_CONTROL",
 }
 FROM_PUBLISHED: Final[dict[str, Family]] = {v: k for k, v in PUBLISHED_NAME.items()}
 

@@ -7,7 +7,7 @@ from typing import Final, Literal
 
 import pandas as pd
 
-from causalverify.estimators import _paper
+from causalverify.estimators import _modern, _paper
 from causalverify.estimators._result import CanonicalResult
 from causalverify.estimators.layout import validate_columns
 from causalverify.families import Family
@@ -20,6 +20,9 @@ _PAPER: Final[dict[Family, Callable[[pd.DataFrame], CanonicalResult]]] = {
     "event_study": _paper.event_study,
     "iv": _paper.iv,
     "rdd": _paper.rdd,
+    "staggered_did": _modern.staggered_did,
+    "fuzzy_rdd": _modern.fuzzy_rdd,
+    "synthetic_control": _modern.synthetic_control,
 }
 
 

@@ -70,7 +70,7 @@ def group_time_effects(data: pd.DataFrame) -> pd.DataFrame:
     g - 1), with the cohort's size: columns ``cohort, period, att, n_cohort``."""
     wide = _wide(data)
     first = data.groupby("unit_id")["first_treat"].first().reindex(wide.index)
-    periods = list(wide.columns)
+    periods = [int(p) for p in wide.columns]
     never = (first == 0).to_numpy()
     if not never.any():
         raise SuiteError("no never-treated units (first_treat == 0): no comparison group")
@@ -95,7 +95,7 @@ def staggered_did(data: pd.DataFrame) -> CanonicalResult:
     """The simple aggregate of the group-time effects (see the module docstring)."""
     wide = _wide(data)
     first = data.groupby("unit_id")["first_treat"].first().reindex(wide.index).to_numpy()
-    periods = list(wide.columns)
+    periods = [int(p) for p in wide.columns]
     values = wide.to_numpy(dtype=float)
     never = first == 0
     cohorts = sorted(int(g) for g in np.unique(first) if g != 0)
@@ -235,9 +235,7 @@ def simplex_weights(x: np.ndarray, y: np.ndarray, *, tol: float = 1e-12) -> np.n
             continue
         # step from w towards target until the first weight on the support reaches zero
         direction = target - w
-        ratios = [
-            (w[i] / -direction[i], i) for i in support if direction[i] < 0 and target[i] < 0
-        ]
+        ratios = [(w[i] / -direction[i], i) for i in support if direction[i] < 0 and target[i] < 0]
         step, leaving = min(ratios)
         w = w + step * direction
         w[leaving] = 0.0

@@ -20,6 +20,9 @@ REQUIRED_COLUMNS: Final[dict[Family, tuple[str, ...]]] = {
     "event_study": ("stock_id", "event_day", "ret", "mkt_ret"),
     "iv": ("y", "x", "z", "controls"),
     "rdd": ("running_var", "treated", "y", "near_cutoff"),
+    "staggered_did": ("unit_id", "period", "first_treat", "treated", "y"),
+    "fuzzy_rdd": ("running_var", "eligible", "took_up", "y", "near_cutoff"),
+    "synthetic_control": ("unit_id", "period", "treated_unit", "post", "y"),
 }
 
 #: The full published layout of each family (for error messages).
@@ -28,6 +31,9 @@ PUBLISHED_LAYOUT: Final[dict[Family, tuple[str, ...]]] = {
     "event_study": ("stock_id", "event_day", "ret", "mkt_ret", "beta"),
     "iv": ("y", "x", "z", "controls"),
     "rdd": ("running_var", "treated", "y", "near_cutoff"),
+    "staggered_did": ("unit_id", "period", "first_treat", "treated", "y"),
+    "fuzzy_rdd": ("running_var", "eligible", "took_up", "y", "near_cutoff"),
+    "synthetic_control": ("unit_id", "period", "treated_unit", "post", "y"),
 }
 
 

@@ -68,7 +68,7 @@ class FitMatch:
 
 
 def _design(fit: FitEntry, family: Family) -> int:
-    if family == "iv":
+    if family in ("iv", "fuzzy_rdd"):
         # linearmodels' IV classes also fit OLS (no endogenous regressor): their hook sets ``iv``
         named = _IV_FUNCTION.search(fit.function) and not fit.function.startswith("linearmodels.")
         return 2 if fit.iv or named else 0
@@ -83,7 +83,7 @@ def _effect_score(fit: FitEntry, term: str, family: Family, hints: CodeHints) ->
         if family != "rdd" or t not in _RD_TERMS:
             return None
         return 4 if t == _RD_MAIN else 3
-    if family == "iv" and fit.iv:
+    if family in ("iv", "fuzzy_rdd") and fit.iv:
         endog = {normalize_term(e) for e in fit.endogenous}
         if t in endog or t.removeprefix("fit_") in endog:  # fixest names it fit_<x>
             return 4

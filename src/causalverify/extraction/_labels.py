@@ -41,6 +41,11 @@ _FAMILY_BAD: Final[dict[Family, re.Pattern[str]]] = {
         r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form|coef\w* on z\b"
     ),
     "rdd": re.compile(r"slope|global|polynomial|quadratic|running"),
+    "staggered_did": re.compile(r"pre[- ]?period|placebo|\bpre\b"),
+    "fuzzy_rdd": re.compile(
+        r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|take[- ]?up (jump|rate)|\bols\b"
+    ),
+    "synthetic_control": re.compile(r"pre[- ]?period|placebo|rmspe|\bweight"),
 }
 _FAMILY_GOOD: Final[dict[Family, re.Pattern[str]]] = {
     "did": re.compile(r"\bdid\b|diff|interaction|twfe|treat\w*\s*[x×:*]\s*post"),
@@ -49,6 +54,9 @@ _FAMILY_GOOD: Final[dict[Family, re.Pattern[str]]] = {
     ),
     "iv": re.compile(r"\biv\b|2sls|tsls|instrument|\blate\b|wald|second[- ]stage"),
     "rdd": re.compile(r"\brdd?\b|discontinuity|jump|at (the )?cutoff|local"),
+    "staggered_did": re.compile(r"\batt\b|overall|aggregate|average (treatment )?effect"),
+    "fuzzy_rdd": re.compile(r"\biv\b|2sls|tsls|wald|\blate\b|take[- ]?up effect|ratio"),
+    "synthetic_control": re.compile(r"\batt\b|post[- ]?period|average (post )?gap|effect"),
 }
 
 

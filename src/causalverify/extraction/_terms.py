@@ -31,6 +31,12 @@ _IV_GOOD: Final = re.compile(
     r"^x$|x_?hat|xhat|fitted|^fit_|_fit$|pred|endog|^x_|2sls|tsls|^iv$|instrumented"
 )
 _IV_NEVER: Final = re.compile(r"^z$|instrument|^z_|control|^ols$|naive|first")
+_STAGGERED: Final = re.compile(
+    r"^att$|overall|^simple|^agg|^treat(ed|ment)?$|^d$|^post$|treat\w*[_.:*× ]+post|^did$"
+)
+_FUZZY_GOOD: Final = re.compile(r"took_?up|take_?up|participat|fitted|x_?hat|2sls|tsls|^iv$|^late$")
+_FUZZY_NEVER: Final = re.compile(r"eligib|running|^rc$|^r_?c$|centered|centred|:|\*|×|first")
+_SYNTH: Final = re.compile(r"^att$|effect|gap|^post$|treat\w*[_.:*× ]+post|^treat(ed|ment)?$")
 
 #: words in a table's preceding text or a label that mark a secondary specification
 SECONDARY: Final = re.compile(
@@ -85,6 +91,14 @@ def term_score(term: str, family: Family, hints: CodeHints) -> int | None:
         if _RDD_NEVER.search(t) and not re.search(r">=", t):
             return None
         return 2 if _RDD_TREAT.search(t) else None
+    if family == "staggered_did":
+        return 2 if _STAGGERED.search(t) else None
+    if family == "fuzzy_rdd":
+        if t in hints.instruments or _FUZZY_NEVER.search(t):
+            return None
+        return 3 if t in hints.endogenous else (2 if _FUZZY_GOOD.search(t) else None)
+    if family == "synthetic_control":
+        return 2 if _SYNTH.search(t) else None
     return _iv_score(t, hints)
 
 
@@ -113,6 +127,9 @@ _SPEC_BAD: Final[dict[Family, re.Pattern[str]]] = {
     "event_study": re.compile(r"market|pre[- ]?event|estimation window"),
     "iv": re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form"),
     "rdd": re.compile(r"slope|global|polynomial|quadratic|cubic"),
+    "staggered_did": re.compile(r"pre[- ]?period|simple diff|no controls|placebo"),
+    "fuzzy_rdd": re.compile(r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|\bols\b"),
+    "synthetic_control": re.compile(r"pre[- ]?period|placebo|\bfit\b|\brmspe\b"),
 }
 
 
@@ -136,7 +153,7 @@ def context_score(context: str, family: Family) -> int:
         score -= 3
     if MAIN_CONTEXT.search(context):
         score += 1
-    if family == "iv":
+    if family in ("iv", "fuzzy_rdd"):
         if IV_CONTEXT.search(context):
             score += 2
         elif OLS_CONTEXT.search(context):
@@ -157,7 +174,7 @@ def code_hints(code: str, family: Family) -> CodeHints:
             name, rhs = m.group(1).lower(), m.group(2).lower()
             if _alias_of_effect(rhs, family):
                 aliases.add(name)
-    endog, instr = _iv_names(code) if family == "iv" else (set(), set())
+    endog, instr = _iv_names(code) if family in ("iv", "fuzzy_rdd") else (set(), set())
     rows = {m.group(1) or m.group(2) for m in _ROW_PICK.finditer(code)}
     return CodeHints(frozenset(aliases), frozenset(endog), frozenset(instr), frozenset(rows))
 

@@ -111,3 +111,90 @@ PROSE_PLAN: dict[Family, str] = {
         "separate slopes on each side of the cutoff, and vary the bandwidth as a robustness check."
     ),
 }
+
+
+# the modern designs (the suite of designs where the textbook regression is wrong)
+IDENTIFICATION.update(
+    {
+        "staggered_did": (
+            "Units adopt the policy in different periods and some never do, and the effect may "
+            "differ by adoption cohort and grow with time since adoption. A single two-way "
+            "fixed-effects regression would compare late adopters with early adopters whose "
+            "effects are still changing, so I estimate each cohort's effect in each period "
+            "after adoption against the never-adopting units, relative to the period just before "
+            "the cohort adopted, and average these group-time effects over all adopting "
+            "unit-periods.\n\n"
+            "Key assumptions: without the policy, each cohort would have evolved like the "
+            "never-adopting units, and no unit changed its outcome in anticipation."
+        ),
+        "fuzzy_rdd": (
+            "Being offered the programme switches at the cutoff of the running variable, but "
+            "taking part does not follow the offer exactly. The jump in the outcome at the "
+            "cutoff is therefore diluted; dividing it by the jump in participation gives the "
+            "effect of taking part. I fit both jumps with separate linear slopes on each side of "
+            "the cutoff inside the marked window, using the offer to predict participation.\n\n"
+            "Key assumptions: units cannot sort precisely around the cutoff, the offer affects "
+            "the outcome only through participation, and nobody takes part because they were "
+            "not offered."
+        ),
+        "synthetic_control": (
+            "Only one unit adopted the policy, and no single other unit, nor their plain average, "
+            "tracks it before adoption. I build a weighted combination of the other units, with "
+            "non-negative weights summing to one chosen to match the adopting unit's outcome in "
+            "every period before adoption; after adoption, the gap between the unit and this "
+            "weighted comparison is the effect, averaged over the post-adoption periods.\n\n"
+            "Key assumptions: the weighted comparison would have kept tracking the unit without "
+            "the policy, and the other units were not affected by it."
+        ),
+    }
+)
+NAIVE_IDENTIFICATION.update(
+    {
+        "staggered_did": (
+            "Units are observed before and after they adopt the policy, so I regress the outcome "
+            "on the adoption indicator with unit and period effects; its coefficient is the "
+            "effect of the policy."
+        ),
+        "fuzzy_rdd": (
+            "The programme is offered at the cutoff, so I compare outcomes just above and below "
+            "it with separate slopes on each side; the jump at the cutoff is the effect."
+        ),
+        "synthetic_control": (
+            "The other units never adopted the policy, so their average is the comparison: the "
+            "effect is the gap between the adopting unit and that average after adoption."
+        ),
+    }
+)
+EXPECTED.update(
+    {
+        "staggered_did": (
+            "I expect the effect to be larger for units that have had the policy longer; the "
+            "average over adopting unit-periods summarises it."
+        ),
+        "fuzzy_rdd": (
+            "I expect a clear jump in participation at the cutoff and an effect of taking part "
+            "larger than the jump in the outcome itself."
+        ),
+        "synthetic_control": (
+            "I expect the weighted comparison to track the unit closely before adoption and the "
+            "gap to open after it."
+        ),
+    }
+)
+PROSE_PLAN.update(
+    {
+        "staggered_did": (
+            "I would compare each adoption cohort with the never-adopting units, period by "
+            "period after adoption, relative to the period before adoption, and average the "
+            "results over all adopting unit-periods."
+        ),
+        "fuzzy_rdd": (
+            "I would fit the jump in the outcome and the jump in participation at the cutoff "
+            "within the window, and divide the first by the second."
+        ),
+        "synthetic_control": (
+            "I would weight the other units to match the adopting unit before adoption and "
+            "average the gap after adoption."
+        ),
+    }
+)

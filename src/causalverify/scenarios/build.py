@@ -29,7 +29,7 @@ import pandas as pd
 
 from causalverify.errors import SuiteError
 from causalverify.estimators import CanonicalResult, canonical
-from causalverify.families import Difficulty, Family
+from causalverify.families import MODERN_FAMILIES, Difficulty, Family
 from causalverify.scenarios.checks import check_scenario, usable_canonical
 from causalverify.scenarios.dgp import generate, read_csv_bytes, scenario_rng, to_csv_bytes
 from causalverify.scenarios.grid import (
@@ -40,6 +40,7 @@ from causalverify.scenarios.grid import (
     suite_entries,
 )
 from causalverify.scenarios.model import Canonical, Scenario
+from causalverify.scenarios.modern import naive_fails
 from causalverify.scenarios.text import render_text
 
 #: Version of the generators + templates; bump when the same seed would give different files.
@@ -97,8 +98,12 @@ def draw_data(
         raw = to_csv_bytes(frame)
         data = read_csv_bytes(raw)
         result = canonical(data, entry.family)
-        if usable_canonical(result.estimate, entry.beta):
-            return Draw(attempt=attempt, csv=raw, data=data, result=result)
+        if not usable_canonical(result.estimate, entry.beta):
+            continue
+        # a modern design is kept only when the textbook regression misses it
+        if entry.family in MODERN_FAMILIES and not naive_fails(entry.family, data, result.estimate):
+            continue
+        return Draw(attempt=attempt, csv=raw, data=data, result=result)
     raise SuiteError(
         f"scenario {index} ({entry.family}, beta={entry.beta}) had no usable draw in "
         f"{max_attempts} attempts; the grid entry's noise is too large for its effect"

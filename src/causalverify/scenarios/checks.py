@@ -39,6 +39,7 @@ import pandas as pd
 
 from causalverify.scenarios.dgp import COLUMNS, rdd_flags
 from causalverify.scenarios.model import Scenario
+from causalverify.scenarios.modern import FUZZY_BANDWIDTH, FUZZY_CUTOFF, fuzzy_flags
 from causalverify.scenarios.text import ES_CONVERSIONS
 
 #: A usable draw has |canonical| >= MIN_CANONICAL_RATIO * |beta| and the sign of beta.
@@ -86,6 +87,24 @@ FORBIDDEN: Final[tuple[ForbiddenTerm, ...]] = (
     ForbiddenTerm("parallel trends", rf"(?:parallel|common){_SEP}trends?"),
     ForbiddenTerm("pre-trends", r"pre[\s-]?trends?"),
     ForbiddenTerm("exclusion restriction", rf"exclusion{_SEP}restrictions?"),
+    # 5. the modern designs and their estimators' authors
+    ForbiddenTerm("staggered", r"stagger(?:ed|ing)?"),
+    ForbiddenTerm("fuzzy", r"fuzzy"),
+    ForbiddenTerm("local average treatment effect", rf"local{_SEP}average{_SEP}treatment{_SEP}effects?"),
+    ForbiddenTerm("LATE", r"LATE", case_sensitive=True),
+    ForbiddenTerm("complier", r"compli(?:er|ers|ance)"),
+    ForbiddenTerm("intent to treat", rf"intent(?:ion)?{_SEP}to{_SEP}treat|ITT"),
+    ForbiddenTerm("synthetic", r"synth\w*"),
+    ForbiddenTerm("donor pool", rf"donors?(?:{_SEP}pool)?"),
+    ForbiddenTerm("Callaway", r"Callaway"),
+    ForbiddenTerm("Sant'Anna", r"Sant'?\s?Anna"),
+    ForbiddenTerm("Sun and Abraham", rf"Sun{_SEP}(?:and|&){_SEP}Abraham"),
+    ForbiddenTerm("Goodman-Bacon", rf"Goodman{_SEP}Bacon|Bacon{_SEP}decomposition"),
+    ForbiddenTerm("de Chaisemartin", r"Chaisemartin|D'?Haultf(?:oe|œ)uille"),
+    ForbiddenTerm("Borusyak", r"Borusyak|imputation estimator"),
+    ForbiddenTerm("Abadie", r"Abadie"),
+    ForbiddenTerm("event time", rf"event{_SEP}time"),
+    ForbiddenTerm("group-time", rf"group{_SEP}time"),
 )
 # fmt: on
 
@@ -254,7 +273,54 @@ def _check_rdd(s: Scenario, d: pd.DataFrame) -> list[str]:
     return out
 
 
+def _check_staggered(s: Scenario, d: pd.DataFrame) -> list[str]:
+    out: list[str] = []
+    treated = (d["first_treat"] > 0) & (d["period"] >= d["first_treat"])
+    if not np.array_equal(treated.astype(int).to_numpy(), d["treated"].to_numpy()):
+        out.append(f"{s.id}: treated is not 1 exactly from first_treat on")
+    stated = sorted(int(g) for g in d["first_treat"].unique() if g != 0)
+    if stated != list(s.facts.get("adoption_periods", [])):  # type: ignore[call-overload]
+        out.append(f"{s.id}: adoption periods in the text differ from the data's {stated}")
+    if (d["first_treat"] == 0).sum() == 0:
+        out.append(f"{s.id}: no never-treated units")
+    if d.groupby("unit_id")["first_treat"].nunique().max() != 1:
+        out.append(f"{s.id}: first_treat changes within a unit")
+    return out
+
+
+def _check_fuzzy(s: Scenario, d: pd.DataFrame) -> list[str]:
+    out: list[str] = []
+    eligible, near = fuzzy_flags(d["running_var"].to_numpy())
+    if not np.array_equal(eligible, d["eligible"].to_numpy()):
+        out.append(f"{s.id}: eligible in the data is not running_var >= {FUZZY_CUTOFF}")
+    if not np.array_equal(near, d["near_cutoff"].to_numpy()):
+        out.append(
+            f"{s.id}: near_cutoff is not |running_var - {FUZZY_CUTOFF}| <= {FUZZY_BANDWIDTH}"
+        )
+    stated = _stated(r"at or above the cutoff of ([0-9.]+) were offered", s.data_description)
+    if stated is None or float(stated[0]) != FUZZY_CUTOFF:
+        out.append(f"{s.id}: text does not state the cutoff {FUZZY_CUTOFF}")
+    if set(d["took_up"].unique()) - {0, 1}:
+        out.append(f"{s.id}: took_up is not 0/1")
+    return out
+
+
+def _check_synth(s: Scenario, d: pd.DataFrame) -> list[str]:
+    out: list[str] = []
+    treated = d.loc[d["treated_unit"] == 1, "unit_id"].unique()
+    if list(treated) != [s.facts.get("treated_unit_id")]:
+        out.append(f"{s.id}: the treated unit in the data is {list(treated)}, not as stated")
+    pre = int(str(s.facts.get("n_pre")))
+    expected = (d["period"] > pre).astype(int).to_numpy()
+    if not np.array_equal(expected, d["post"].to_numpy()):
+        out.append(f"{s.id}: post is not 1 exactly after period {pre}")
+    return out
+
+
 _FAMILY_CHECKS = {
+    "staggered_did": _check_staggered,
+    "fuzzy_rdd": _check_fuzzy,
+    "synthetic_control": _check_synth,
     "did": _check_did,
     "event_study": _check_event_study,
     "iv": _check_iv,

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from causalverify.families import Family
+from causalverify.scenarios.modern import COLUMNS as MODERN_COLUMNS
+from causalverify.scenarios.modern import generate_modern
 
 #: Column layout of each family's CSV, in the published order.
 COLUMNS: Final[dict[Family, tuple[str, ...]]] = {
@@ -24,6 +26,7 @@ COLUMNS: Final[dict[Family, tuple[str, ...]]] = {
     "event_study": ("stock_id", "event_day", "ret", "mkt_ret", "beta"),
     "iv": ("y", "x", "z", "controls"),
     "rdd": ("running_var", "treated", "y", "near_cutoff"),
+    **MODERN_COLUMNS,  # type: ignore[dict-item]
 }
 
 #: Event days of every stock (inclusive) and the first day the effect is present.
@@ -208,6 +211,8 @@ def generate(
         return generate_iv(n=int(params["n"]), sigma=sigma, beta=beta, rng=rng)
     if family == "rdd":
         return generate_rdd(n=int(params["n"]), sigma=sigma, beta=beta, rng=rng)
+    if family in MODERN_COLUMNS:
+        return generate_modern(family, params, beta, rng)
     raise ValueError(f"unknown design family {family!r}")
 
 

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from causalverify.families import Difficulty, Family
+from causalverify.scenarios.modern import MODERN_GROUPS
 
 #: Default suite seed (recorded in every scenario and in suite.json).
 DEFAULT_SEED: Final[int] = 20260101
 
 #: Named suites accepted by :func:`suite_entries` (``build --suite``).
-SUITES: Final[tuple[str, ...]] = ("default", "smoke")
+SUITES: Final[tuple[str, ...]] = ("default", "smoke", "modern", "modern-smoke")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,12 +124,39 @@ def _expand() -> tuple[GridEntry, ...]:
 DEFAULT_GRID: Final[tuple[GridEntry, ...]] = _expand()
 
 
-def _smoke_grid() -> tuple[GridEntry, ...]:
-    """First base entry of each family: a 4-scenario suite for quick end-to-end checks."""
+def _first_of_each(grid: tuple[GridEntry, ...]) -> tuple[GridEntry, ...]:
     seen: dict[Family, GridEntry] = {}
-    for entry in DEFAULT_GRID:
+    for entry in grid:
         seen.setdefault(entry.family, entry)
     return tuple(seen.values())
+
+
+def _smoke_grid() -> tuple[GridEntry, ...]:
+    """First base entry of each family: a 4-scenario suite for quick end-to-end checks."""
+    return _first_of_each(DEFAULT_GRID)
+
+
+def _modern_grid() -> tuple[GridEntry, ...]:
+    """The modern-designs suite: 20 scenarios per design (easy, medium, hard), interleaved by
+    design so any prefix covers all three (see :mod:`causalverify.scenarios.modern`)."""
+    by_family: dict[str, list[GridEntry]] = {}
+    for group in MODERN_GROUPS:
+        for beta in group.betas:
+            by_family.setdefault(group.family, []).append(
+                GridEntry(
+                    family=group.family,  # type: ignore[arg-type]
+                    group=group.difficulty,
+                    difficulty=group.difficulty,  # type: ignore[arg-type]
+                    beta=beta,
+                    params=group.params,
+                )
+            )
+    columns = list(by_family.values())
+    return tuple(e for row in zip(*columns, strict=True) for e in row)
+
+
+#: The 60 entries of the modern-designs suite, in suite order.
+MODERN_GRID: Final[tuple[GridEntry, ...]] = _modern_grid()
 
 
 def grid_for(suite: str) -> tuple[GridEntry, ...]:
@@ -137,7 +165,8 @@ def grid_for(suite: str) -> tuple[GridEntry, ...]:
     Parameters
     ----------
     suite : str
-        ``"default"`` (the 100-scenario grid) or ``"smoke"`` (one scenario per family).
+        ``"default"`` (the 100-scenario grid), ``"smoke"`` (one scenario per family),
+        ``"modern"`` (60 scenarios of the modern designs) or ``"modern-smoke"`` (one each).
 
     Returns
     -------
@@ -153,6 +182,10 @@ def grid_for(suite: str) -> tuple[GridEntry, ...]:
         return DEFAULT_GRID
     if suite == "smoke":
         return _smoke_grid()
+    if suite == "modern":
+        return MODERN_GRID
+    if suite == "modern-smoke":
+        return _first_of_each(MODERN_GRID)
     raise ValueError(f"unknown suite {suite!r}; expected one of {', '.join(SUITES)}")
 
 

@@ -18,9 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from causalverify.families import Family
+from causalverify.families import MODERN_FAMILIES, Family
 from causalverify.scenarios.dgp import BANDWIDTH, CUTOFF, EFFECT_START, EVENT_WINDOW
 from causalverify.scenarios.dgp import did_treat_start as _treat_start
+from causalverify.scenarios.modern import render_modern_text
 from causalverify.scenarios.topics import (
     DID_TOPICS,
     ES_TOPICS,
@@ -259,6 +260,9 @@ def render_text(
     ScenarioText
         Title, research question, data description, column dictionary, target, facts.
     """
+    if family in MODERN_FAMILIES:
+        fields = render_modern_text(family, params, ordinal=ordinal, suite_seed=suite_seed)
+        return ScenarioText(**fields, conversions={})  # type: ignore[arg-type]
     topic = _TOPICS[family][topic_index(family, ordinal, suite_seed)]
     if isinstance(topic, DidTopic):
         return _did(topic, params)

@@ -24,6 +24,8 @@ def summary_table(report: BuildReport) -> Table:
     table.add_column("total", justify="right")
     for family in FAMILIES:
         row = [report.counts.get((family, level), 0) for level in DIFFICULTIES]
+        if not sum(row):
+            continue  # a design this suite does not have
         table.add_row(PUBLISHED_NAME[family], *map(str, row), str(sum(row)))
     column_totals = [
         sum(report.counts.get((f, level), 0) for f in FAMILIES) for level in DIFFICULTIES

@@ -30,6 +30,7 @@ from causalverify.store import RunStore, cells_frame
 DEFAULT_TITLE: Final[str] = "CausalVerify report"
 #: run metadata copied into the summary (values that do not depend on the machine)
 META_KEYS: Final[tuple[str, ...]] = (
+    "suite",
     "suite_seed",
     "models",
     "languages",
@@ -110,6 +111,9 @@ def write_report(
     cells = prepare_cells(frame)
     tell(progress, f"analysing (bootstrap, {n_resamples} resamples)")
     summary = analyze_cells(cells, seed=seed, unit=unit, n_resamples=n_resamples)
+    suite = (meta or {}).get("suite")
+    if title == DEFAULT_TITLE and isinstance(suite, str) and suite not in ("default", "smoke"):
+        title = f"{title}: the {suite} suite"  # the report names a suite other than the default
     summary["title"] = title
     summary["run"] = {
         k: meta[k]

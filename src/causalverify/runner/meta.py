@@ -74,11 +74,17 @@ def suite_fingerprint(scenarios: Sequence[Scenario]) -> str:
 
 
 def build_meta(
-    config: RunConfig, stages: Stages, scenarios: Sequence[Scenario], suite_root: Path
+    config: RunConfig,
+    stages: Stages,
+    scenarios: Sequence[Scenario],
+    suite_root: Path,
+    suite_name: str | None = None,
 ) -> dict[str, Any]:
-    """The metadata recorded at the start of a run."""
+    """The metadata recorded at the start of a run (``suite_name``: the named suite it was built
+    as, e.g. ``modern``)."""
     return {
         "schema": META_SCHEMA,
+        **({"suite": suite_name} if suite_name else {}),
         "suite_path": str(Path(suite_root).resolve()),
         "suite_seed": scenarios[0].suite_seed if scenarios else None,
         "suite_fingerprint": suite_fingerprint(scenarios),

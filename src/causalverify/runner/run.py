@@ -89,7 +89,9 @@ def run_benchmark(
         name="cv-model",
     )
     with engine, writer_lock(config.out_dir), RunStore.open(config.out_dir, create=True) as store:
-        meta = build_meta(config, stages, suite.scenarios, suite.root)
+        meta = build_meta(
+            config, stages, suite.scenarios, suite.root, suite_name=suite.meta.get("suite")
+        )
         store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
         # read again under the lock: a writer that finished meanwhile is not redone
         stored = {k: str(v) for k, v in store.statuses().items()}

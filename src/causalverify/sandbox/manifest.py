@@ -36,6 +36,7 @@ PYTHON_PACKAGES: tuple[str, ...] = (
     "formulaic",
     "differences",
     "csdid",
+    "pysyncon",
     "rdd",
     "econml",
     "dowhy",

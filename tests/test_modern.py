@@ -1,0 +1,222 @@
+"""The modern-designs suite end to end: builds, canonicals against independent implementations,
+the suite rules, and the reference panel on every scenario in R and Python."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from causalverify.estimators import canonical
+from causalverify.estimators._modern import _synth_arrays, group_time_effects, simplex_weights
+from causalverify.families import MODERN_FAMILIES
+from causalverify.runner import RunConfig, run_benchmark
+from causalverify.scenarios import build_suite, load_suite
+from causalverify.scenarios.checks import check_scenario, find_design_names
+from causalverify.scenarios.modern import NAIVE_MIN_GAP, naive_answer
+from causalverify.store import RunStore
+
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
+
+
+@pytest.fixture(scope="module")
+def suite_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("modern") / "suite"
+    build_suite(folder, suite="modern")
+    return folder
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_two_builds_are_identical_and_cover_every_design(suite_dir: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    build_suite(again, suite="modern")
+    assert _digests(suite_dir) == _digests(again)
+    suite = load_suite(suite_dir)
+    counts: dict[tuple[str, str], int] = {}
+    for s in suite.scenarios:
+        counts[(s.family, s.difficulty)] = counts.get((s.family, s.difficulty), 0) + 1
+    for family in MODERN_FAMILIES:
+        assert sum(v for (f, _), v in counts.items() if f == family) >= 20
+        assert {d for (f, d) in counts if f == family} == {"easy", "medium", "hard"}
+    assert suite.meta["seed"] and all(s.suite_seed == suite.seed for s in suite.scenarios)
+
+
+def test_every_scenario_passes_the_suite_rules(suite_dir: Path) -> None:
+    suite = load_suite(suite_dir)
+    for s in suite.scenarios:
+        assert check_scenario(s, suite.read_data(s)) == [], s.id
+    # the new designs' names and their estimators' authors are refused in scenario text
+    for text in (
+        "a staggered rollout",
+        "Callaway and Sant'Anna",
+        "as in Sun and Abraham",
+        "a synthetic control",
+        "a fuzzy design",
+        "the local average treatment effect",
+        "the donor pool",
+        "the LATE",
+    ):
+        assert find_design_names(text), text
+
+
+def test_the_textbook_regression_misses_every_scenario(suite_dir: Path) -> None:
+    suite = load_suite(suite_dir)
+    for s in suite.scenarios:
+        naive = naive_answer(s.family, suite.read_data(s))
+        assert abs(naive - s.canonical.estimate) > NAIVE_MIN_GAP * abs(s.canonical.estimate), s.id
+
+
+def _independent_staggered(data: pd.DataFrame) -> float:
+    from differences import ATTgt
+
+    panel = data.copy()
+    panel["cohort"] = panel["first_treat"].where(panel["first_treat"] > 0, np.nan)
+    panel = panel.set_index(["unit_id", "period"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        att = ATTgt(data=panel, cohort_column="cohort", base_period="universal")
+        att.fit(formula="y", control_group="never_treated", progress_bar=False)
+        return float(att.aggregate("simple").iloc[0, 0])
+
+
+def _independent_fuzzy(data: pd.DataFrame) -> float:
+    from linearmodels.iv import IV2SLS
+
+    near = data[data["near_cutoff"] == 1].copy()
+    near["rc"] = near["running_var"] - 0.5
+    near["rc_e"] = near["rc"] * near["eligible"]
+    near["const"] = 1.0
+    fit = IV2SLS(near["y"], near[["const", "rc", "rc_e"]], near["took_up"], near["eligible"]).fit()
+    return float(fit.params["took_up"])
+
+
+def _independent_synth(data: pd.DataFrame) -> float:
+    import quadprog
+
+    pre_y, pre_x, post_y, post_x = _synth_arrays(data)
+    k = pre_x.shape[1]
+    # Goldfarb-Idnani dual active set: min 1/2 w'Gw - a'w s.t. C'w >= b (first meq equalities)
+    g = pre_x.T @ pre_x + 1e-12 * np.eye(k)
+    a = pre_x.T @ pre_y
+    c = np.column_stack([np.ones(k), np.eye(k)])
+    b = np.concatenate([[1.0], np.zeros(k)])
+    w = quadprog.solve_qp(g, a, c, b, meq=1)[0]
+    return float((post_y - post_x @ w).mean())
+
+
+INDEPENDENT = {
+    "staggered_did": _independent_staggered,
+    "fuzzy_rdd": _independent_fuzzy,
+    "synthetic_control": _independent_synth,
+}
+
+
+def test_every_canonical_agrees_with_an_independent_implementation(suite_dir: Path) -> None:
+    suite = load_suite(suite_dir)
+    for s in suite.scenarios:
+        data = suite.read_data(s)
+        ours = canonical(data, s.family).estimate
+        assert ours == s.canonical.estimate
+        other = INDEPENDENT[s.family](data)
+        assert abs(ours - other) <= 1e-8 * max(1.0, abs(other)), (s.id, s.family, ours, other)
+
+
+def test_group_time_effects_and_weights_are_what_they_claim(suite_dir: Path) -> None:
+    suite = load_suite(suite_dir)
+    first = next(s for s in suite.scenarios if s.family == "staggered_did")
+    effects = group_time_effects(suite.read_data(first))
+    assert (effects["period"] >= effects["cohort"]).all()
+    weighted = np.average(effects["att"], weights=effects["n_cohort"])
+    assert weighted == pytest.approx(first.canonical.estimate, abs=1e-12)
+    synth = next(s for s in suite.scenarios if s.family == "synthetic_control")
+    pre_y, pre_x, _, _ = _synth_arrays(suite.read_data(synth))
+    w = simplex_weights(pre_x, pre_y)
+    assert (w >= 0).all() and w.sum() == pytest.approx(1.0, abs=1e-12)
+    # no feasible move along the simplex lowers the pre-period fit (KKT)
+    grad = pre_x.T @ (pre_x @ w - pre_y)
+    support = w > 1e-10
+    assert grad[~support].min() >= grad[support].max() - 1e-8
+
+
+@needs_r
+def test_r_computes_the_same_canonicals(suite_dir: Path, tmp_path: Path) -> None:
+    # R's AER::ivreg for the fuzzy design and base R for the group-time effects, 1e-8
+    suite = load_suite(suite_dir)
+    picks = [s for f in ("staggered_did", "fuzzy_rdd") for s in suite.scenarios if s.family == f][
+        ::5
+    ]
+    script = tmp_path / "check.R"
+    script.write_text(
+        """
+suppressPackageStartupMessages(library(AER))
+args <- commandArgs(trailingOnly = TRUE)
+for (i in seq(1, length(args), by = 2)) {
+  family <- args[i]; df <- read.csv(args[i + 1])
+  if (family == "fuzzy_rdd") {
+    near <- subset(df, near_cutoff == 1); near$rc <- near$running_var - 0.5
+    fit <- ivreg(y ~ took_up + rc + rc:eligible | eligible + rc + rc:eligible, data = near)
+    est <- unname(coef(fit)["took_up"])
+  } else {
+    y <- tapply(df$y, list(df$unit_id, df$period), mean)
+    first <- tapply(df$first_treat, df$unit_id, function(v) v[1])
+    periods <- as.numeric(colnames(y)); never <- first == 0; num <- 0; den <- 0
+    for (g in sort(unique(first[first > 0]))) for (t in periods[periods >= g]) {
+      change <- y[, periods == t] - y[, periods == g - 1]
+      num <- num + sum(first == g) * (mean(change[first == g]) - mean(change[never]))
+      den <- den + sum(first == g)
+    }
+    est <- num / den
+  }
+  cat(sprintf("%.17g\\n", est))
+}
+"""
+    )
+    args = [str(a) for s in picks for a in (s.family, suite.data_path(s))]
+    out = subprocess.run(
+        ["Rscript", "--vanilla", str(script), *args], capture_output=True, text=True, check=True
+    )
+    values = [float(v) for v in out.stdout.split()]
+    assert len(values) == len(picks)
+    for s, value in zip(picks, values, strict=True):
+        assert abs(value - s.canonical.estimate) <= 1e-8 * max(1.0, abs(value)), s.id
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+@needs_r
+def test_textbook_scores_everything_and_naive_fails_every_design(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    config = RunConfig(
+        suite_dir=suite_dir,
+        out_dir=tmp_path / "run",
+        models=("reference/textbook", "reference/naive"),
+        workers=2,
+        cache_path=tmp_path / "cache.sqlite",
+    )
+    summary = run_benchmark(config)
+    assert summary.total == 60 * 2 * 2
+    with RunStore.open(config.out_dir) as store:
+        cells = list(store.iter_cells())
+    textbook = [c for c in cells if c.key.model == "reference/textbook"]
+    assert all(c.status == "correct" for c in textbook), [
+        (c.key, c.status, c.execution.stderr[-300:] if c.execution else "")
+        for c in textbook
+        if c.status != "correct"
+    ]
+    for family in MODERN_FAMILIES:
+        naive = [c for c in cells if c.key.model == "reference/naive" and c.family == family]
+        assert naive and all(c.status == "wrong" for c in naive), family

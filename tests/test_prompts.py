@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import causalverify.prompts as prompts
-from causalverify.families import FAMILIES, LANGUAGES, Family, Language
+from causalverify.families import CORE_FAMILIES as FAMILIES  # the four published designs
+from causalverify.families import LANGUAGES, Family, Language
 from causalverify.prompts import RenderedPrompt, messages_sha256, render_experiment_b
 from causalverify.records import Manifest
 from causalverify.scenarios.model import Scenario

@@ -9,7 +9,8 @@ import pytest
 
 import causalverify.reference as ref
 from causalverify.errors import SetupError
-from causalverify.families import FAMILIES, LANGUAGES, Family, Language
+from causalverify.families import CORE_FAMILIES as FAMILIES  # the four published designs
+from causalverify.families import LANGUAGES, Family, Language
 from causalverify.reference import AGENTS, agent_variant, fragile_fault, write_response
 from reference_exec import REFERENCE_IDS, code_blocks, reference_scenario
 

@@ -84,10 +84,13 @@ def _md_rows(report: Path, title: str) -> list[list[str]]:
 def _html_rows(report: Path, title: str) -> list[list[str]]:
     """Body rows of the HTML table titled ``title``."""
     page = (report / "index.html").read_text(encoding="utf-8")
-    section = page.split(f"<h2>{html.escape(title)}</h2>", 1)[1].split("</section>", 1)[0]
+    # a table is under its heading, or under its summary when it is collapsed
+    heading = re.search(rf"<(h2|summary)>{re.escape(html.escape(title))}</\1>", page)
+    assert heading is not None, title
+    section = page[heading.end() :].split("</section>", 1)[0]
     body = section.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     return [
-        [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)]
+        [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td>(.*?)</td>", row)]
         for row in re.findall(r"<tr>(.*?)</tr>", body)
     ]
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causalverify.families import FAMILIES, Family
+from causalverify.families import CORE_FAMILIES as FAMILIES  # the four published designs
+from causalverify.families import Family
 from causalverify.scenarios.dgp import (
     COLUMNS,
     did_treat_start,

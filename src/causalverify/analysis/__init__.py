@@ -14,6 +14,7 @@ from causalverify.analysis._frame import (
     load_published_cells,
     prepare_cells,
 )
+from causalverify.analysis._invariance import language_invariance, mcnemar_exact
 from causalverify.analysis._ranking import (
     RankComparison,
     bootstrap_rank_ci,
@@ -63,8 +64,10 @@ __all__ = [
     "executed_wrong",
     "json_ready",
     "kendall_spearman",
+    "language_invariance",
     "leave_one_unit_out",
     "load_published_cells",
+    "mcnemar_exact",
     "ordered_units",
     "pairwise_accuracy",
     "pass_at_k",

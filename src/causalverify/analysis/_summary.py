@@ -18,6 +18,7 @@ from causalverify.analysis._frame import (
     add_unit,
     prepare_cells,
 )
+from causalverify.analysis._invariance import language_invariance
 from causalverify.analysis._ranking import (
     bootstrap_rank_ci,
     compare_rankings,
@@ -139,6 +140,9 @@ def analyze_cells(
     for label, entry in tolerance_sweep(df, tolerances=TOLERANCES).items():
         summary["tolerance_sweep"][label] = entry.pop("passes")
         summary["tolerance_sweep_detail"][label] = entry
+    invariance = language_invariance(df)
+    if invariance is not None:  # runs with both languages
+        summary["language_invariance"] = invariance
     return json_ready(summary)
 
 

@@ -91,7 +91,7 @@ def record_problems(record: PaperRecord) -> list[str]:
     """Problems of one record beyond its schema: design names in the text fields or title."""
     problems = []
     for name in ("title", *TEXT_FIELDS):
-        hits = find_design_names(getattr(record, name))
+        hits = find_design_names(getattr(record, name), modern=False)
         if hits:
             problems.append(f"{record.id}: {name} names the design ({', '.join(hits)})")
     return problems

@@ -80,7 +80,7 @@ def _word_defects(p: PublishedScenario, data: pd.DataFrame) -> list[tuple[str, s
     out: list[tuple[str, str, str]] = []
     columns = [str(c) for c in data.columns]
     for name, text in _texts(p).items():
-        names = find_design_names(text)
+        names = find_design_names(text, modern=False)
         if names:
             out.append(("design_name", name, "names " + ", ".join(names)))
         for ident in named_identifiers(text):

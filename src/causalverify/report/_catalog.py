@@ -11,6 +11,7 @@ from causalverify.report._tables import (
     by_family,
     executed_wrong,
     extraction,
+    language_table,
     leaderboard,
     rank_agreement,
     rel_error,
@@ -37,6 +38,8 @@ def all_tables(s: Mapping[str, Any]) -> list[Table]:
         rel_error,
     )
     tables = [build(s) for build in builders]
+    if s.get("language_invariance"):  # only for runs with both languages
+        tables.append(language_table(s["language_invariance"]))
     if s.get("repair"):  # only for repair-mode runs
         tables += repair_tables(s["repair"])
     if s.get("calibration"):  # only when the run holds calibration rows

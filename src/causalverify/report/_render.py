@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from causalverify.report._catalog import all_tables
+from causalverify.report._explorer_page import CSS as EXPLORER_CSS
+from causalverify.report._explorer_page import explorer_markup
 from causalverify.report._tables import Table, num
 from causalverify.report.calibration import CAPTION as CALIBRATION_CAPTION
 from causalverify.report.repair import CAPTION as REPAIR_CAPTION
@@ -95,17 +97,27 @@ def render_markdown(summary: Mapping[str, Any], title: str) -> str:
     return "\n".join(parts)
 
 
-def _html_table(table: Table) -> str:
+def _html_cell(text: str, link: str) -> str:
+    esc = html.escape
+    return f'<td><a href="{esc(link)}">{esc(text)}</a></td>' if link else f"<td>{esc(text)}</td>"
+
+
+def _html_table(table: Table, *, collapsed: bool = False) -> str:
     esc = html.escape
     head = "".join(f"<th>{esc(c)}</th>" for c in table.header)
+    links = table.links or tuple(("",) * len(row) for row in table.rows)
     body = "".join(
-        "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in table.rows
+        "<tr>" + "".join(_html_cell(c, a) for c, a in zip(row, link, strict=True)) + "</tr>"
+        for row, link in zip(table.rows, links, strict=True)
     )
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
-    return (
-        f'<section id="{esc(table.key)}"><h2>{esc(table.title)}</h2>'
-        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}</section>"
-    )
+    grid = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+    if collapsed:
+        return (
+            f'<section id="{esc(table.key)}"><details><summary>{esc(table.title)}</summary>'
+            f"{grid}</details></section>"
+        )
+    return f'<section id="{esc(table.key)}"><h2>{esc(table.title)}</h2>{grid}</section>'
 
 
 def _html_figure(name: str, path: Path) -> str:
@@ -119,16 +131,40 @@ def _html_figure(name: str, path: Path) -> str:
     )
 
 
-def render_html(summary: Mapping[str, Any], title: str, figures: Mapping[str, Path]) -> str:
-    """``index.html``: one self-contained page (inline CSS, figures embedded as base64 PNG)."""
+#: the figure shown at the top of the report, beside the leaderboard
+HEADLINE_FIGURE: Final[str] = "rank_agreement"
+
+
+def render_html(
+    summary: Mapping[str, Any],
+    title: str,
+    figures: Mapping[str, Path],
+    *,
+    explorer: bool = False,
+) -> str:
+    """``index.html``: one self-contained page (inline CSS and script, figures embedded as base64
+    PNG). It leads with the leaderboard and the headline figure; the cell explorer follows (its
+    data in ``explorer/`` beside the page, when ``explorer``); the other tables and figures are
+    collapsed below."""
     esc = html.escape
     overview = "".join(f"<li>{esc(line)}</li>" for line in _overview(summary))
-    tables = "\n".join(_html_table(t) for t in all_tables(summary))
-    figs = "\n".join(_html_figure(name, path) for name, path in figures.items())
+    tables = all_tables(summary)
+    top = [t for t in tables if t.key == "leaderboard"]
+    rest = [t for t in tables if t.key != "leaderboard"]
+    lead = "\n".join(_html_table(t) for t in top)
+    headline = "".join(
+        _html_figure(name, path) for name, path in figures.items() if name == HEADLINE_FIGURE
+    )
+    more = "\n".join(_html_table(t, collapsed=True) for t in rest)
+    figs = "\n".join(
+        _html_figure(name, path) for name, path in figures.items() if name != HEADLINE_FIGURE
+    )
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-        f"<style>{_CSS}</style></head>\n<body>\n<h1>{esc(title)}</h1>\n<ul>{overview}</ul>\n"
-        f'{tables}\n<section id="figures"><h2>Figures</h2>\n{figs}\n</section>\n'
-        "</body></html>\n"
+        f"<style>{_CSS}{EXPLORER_CSS}</style></head>\n<body>\n<h1>{esc(title)}</h1>\n"
+        f"<ul>{overview}</ul>\n{lead}\n{headline}\n{explorer_markup(explorer)}\n"
+        f'<section id="tables"><h2>All tables</h2>\n{more}\n</section>\n'
+        f'<section id="figures"><details><summary>Figures</summary>\n{figs}\n</details>'
+        "</section>\n</body></html>\n"
     )

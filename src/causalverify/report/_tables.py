@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote, urlencode
 
 LAYERS = ("L1", "L2a", "L2b", "L2b_plus")
 LABEL = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b+"}
@@ -23,6 +24,13 @@ class Table:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     note: str = ""
+    #: per cell, the cell explorer's address of the cells behind the number ("" for none)
+    links: tuple[tuple[str, ...], ...] = ()
+
+
+def cells_link(**filters: str) -> str:
+    """The explorer address of the cells a table number counts: ``#cells?unit=...&family=...``."""
+    return "#cells?" + urlencode(sorted(filters.items()), quote_via=quote)
 
 
 def pct(value: float | None) -> str:
@@ -47,9 +55,12 @@ def _ci(entry: Mapping[str, Any]) -> str:
 def leaderboard(s: Mapping[str, Any]) -> Table:
     """Units in L2b+ order with every layer's rate and the L2b+ Wilson interval."""
     rows = []
+    links = []
     places = standing(s)
     for unit in s["rankings"]["L2b_plus"]["order"]:
         r, d = s["rates"][unit], s["rates_detail"][unit]
+        link = cells_link(unit=unit)
+        links.append(("", link, link, link, link, link, link, "", ""))
         rows.append(
             (
                 places[unit],
@@ -78,6 +89,7 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
         rows=tuple(rows),
         note="L1, L2a, L2b over all cells; L2b+ over scoreable cells; tied units share a place "
         "(marked =).",
+        links=tuple(links),
     )
 
 
@@ -105,8 +117,10 @@ def by_family(s: Mapping[str, Any]) -> Table:
     """L2b+ rate (k/n) per unit and design family."""
     families = list(s["families"])
     rows = []
+    links = []
     for unit in s["rankings"]["L2b_plus"]["order"]:
         cells = []
+        links.append(("", *(cells_link(unit=unit, family=f) for f in families)))
         for family in families:
             e = s["rates_by_family"].get(unit, {}).get(family, {}).get("L2b_plus")
             cells.append("–" if e is None else f"{pct(e['rate'])} ({e['k']}/{e['n']})")
@@ -116,6 +130,7 @@ def by_family(s: Mapping[str, Any]) -> Table:
         title="L2b+ by design family",
         header=(s["unit"], *families),
         rows=tuple(rows),
+        links=tuple(links),
     )
 
 
@@ -301,4 +316,44 @@ def rel_error(s: Mapping[str, Any]) -> Table:
         title="Relative error of executed estimates",
         header=(s["unit"], "n", "10%", "25%", "median", "75%", "90%"),
         rows=tuple(rows),
+    )
+
+
+def language_table(inv: Mapping[str, Any]) -> Table:
+    """R against Python per model, paired on the same scenarios (``language_invariance``)."""
+    rows = []
+    for model, e in inv.items():
+        for layer in ("L2b", "L2b_plus"):
+            d = e[layer]
+            p = d["p_mcnemar"]
+            rows.append(
+                (
+                    model,
+                    "L2b+" if layer == "L2b_plus" else "L2b",
+                    str(d["n"]),
+                    pct(d["r"]),
+                    pct(d["python"]),
+                    "–" if d["difference"] is None else f"{100 * d['difference']:+.1f} pts",
+                    f"{d['b_r_only']} / {d['c_python_only']}",
+                    "–" if p is None else num(p),
+                    pct(d["disagree"]),
+                )
+            )
+    return Table(
+        key="language_invariance",
+        title="Language invariance: R against Python on the same scenarios",
+        header=(
+            "model",
+            "layer",
+            "pairs",
+            "R",
+            "Python",
+            "Python − R",
+            "R only / Python only",
+            "McNemar p (exact)",
+            "languages disagree",
+        ),
+        rows=tuple(rows),
+        note="Each model's R and Python cells paired on scenario and sample (L2b+ over "
+        "scoreable pairs); the exact McNemar test asks whether passing depends on the language.",
     )

@@ -24,6 +24,7 @@ from causalverify.report._figures import write_figures
 from causalverify.report._render import render_html, render_markdown
 from causalverify.report.calibration import calibration_summary, write_calibration_figures
 from causalverify.report.experiment_a import experiment_a_entry, write_experiment_a_figures
+from causalverify.report.explorer import write_explorer
 from causalverify.report.repair import repair_entry, write_repair_figures
 from causalverify.store import RunStore, cells_frame
 
@@ -143,10 +144,13 @@ def write_report(
     figures.update(write_calibration_figures(summary, out_dir / "figures"))
     figures.update(write_repair_figures(summary, out_dir / "figures"))
     figures.update(write_experiment_a_figures(summary, out_dir / "figures"))
+    if records:
+        tell(progress, "writing the cell explorer")
+        write_explorer(records, out_dir, unit)
     tell(progress, "writing leaderboard.md and index.html")
     _write_text(out_dir / "leaderboard.md", render_markdown(summary, title))
     index = out_dir / "index.html"
-    _write_text(index, render_html(summary, title, figures))
+    _write_text(index, render_html(summary, title, figures, explorer=bool(records)))
     return index
 
 

@@ -87,7 +87,11 @@ FORBIDDEN: Final[tuple[ForbiddenTerm, ...]] = (
     ForbiddenTerm("parallel trends", rf"(?:parallel|common){_SEP}trends?"),
     ForbiddenTerm("pre-trends", r"pre[\s-]?trends?"),
     ForbiddenTerm("exclusion restriction", rf"exclusion{_SEP}restrictions?"),
-    # 5. the modern designs and their estimators' authors
+)
+
+#: the modern designs' names and their estimators' authors (scenario texts of every suite;
+#: the paper corpus, which summarises real papers, is held to :data:`FORBIDDEN` only)
+MODERN_FORBIDDEN: Final[tuple[ForbiddenTerm, ...]] = (
     ForbiddenTerm("staggered", r"stagger(?:ed|ing)?"),
     ForbiddenTerm("fuzzy", r"fuzzy"),
     ForbiddenTerm("local average treatment effect", rf"local{_SEP}average{_SEP}treatment{_SEP}effects?"),
@@ -111,22 +115,32 @@ FORBIDDEN: Final[tuple[ForbiddenTerm, ...]] = (
 _EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
 
 
-def _alternation(case_sensitive: bool) -> re.Pattern[str]:
-    body = "|".join(f"(?:{t.pattern})" for t in FORBIDDEN if t.case_sensitive == case_sensitive)
+def _alternation(terms: tuple[ForbiddenTerm, ...], case_sensitive: bool) -> re.Pattern[str]:
+    body = "|".join(f"(?:{t.pattern})" for t in terms if t.case_sensitive == case_sensitive)
     return re.compile(f"{_EDGE_L}(?:{body}){_EDGE_R}", 0 if case_sensitive else re.IGNORECASE)
 
 
 # One pass per case mode; the patterns of each mode are alternatives of one expression.
-_COMPILED: Final[tuple[re.Pattern[str], ...]] = (_alternation(False), _alternation(True))
+_COMPILED: Final[tuple[re.Pattern[str], ...]] = (
+    _alternation(FORBIDDEN, False),
+    _alternation(FORBIDDEN, True),
+)
+_COMPILED_ALL: Final[tuple[re.Pattern[str], ...]] = (
+    _alternation(FORBIDDEN + MODERN_FORBIDDEN, False),
+    _alternation(FORBIDDEN + MODERN_FORBIDDEN, True),
+)
 
 
-def find_design_names(text: str) -> list[str]:
+def find_design_names(text: str, *, modern: bool = True) -> list[str]:
     """Return the forbidden design or estimator names found in ``text``.
 
     Parameters
     ----------
     text : str
         Any prose (scenario text, a paper record's own-words field ...).
+    modern : bool
+        Also look for :data:`MODERN_FORBIDDEN` (the modern designs' names and their estimators'
+        authors); the paper corpus and the published texts are checked without them.
 
     Returns
     -------
@@ -135,7 +149,7 @@ def find_design_names(text: str) -> list[str]:
         empty when the text is clean.
     """
     hits: list[tuple[int, str]] = []
-    for pattern in _COMPILED:
+    for pattern in _COMPILED_ALL if modern else _COMPILED:
         hits.extend((m.start(), m.group(0)) for m in pattern.finditer(text))
     seen: list[str] = []
     for _, span in sorted(hits):

@@ -1,0 +1,294 @@
+"""The cell explorer's markup and script, inlined in ``index.html`` (no network, no CDN).
+
+The script reads ``explorer/cells.js`` (one row per cell), filters, sorts and pages the table,
+follows ``#cells?<filters>`` links from the report's tables and opens ``#cell/<scenario>/<model>/
+<language>/<sample>`` by loading that cell's chunk. Model output (responses, code, stdout) is
+untrusted: it is only ever inserted as text, never as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+FILTERS: Final[tuple[tuple[str, str], ...]] = (
+    ("unit", "unit"),
+    ("model", "model"),
+    ("language", "language"),
+    ("family", "design"),
+    ("difficulty", "difficulty"),
+    ("status", "status"),
+)
+
+COLUMNS: Final[tuple[tuple[str, str], ...]] = (
+    ("scenario", "scenario"),
+    ("model", "model"),
+    ("language", "language"),
+    ("sample", "sample"),
+    ("family", "design"),
+    ("difficulty", "difficulty"),
+    ("status", "status"),
+    ("estimate", "estimate"),
+    ("canonical", "canonical"),
+    ("rel_error", "rel. error"),
+)
+
+CSS: Final[str] = """
+#explorer .filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; }
+#explorer label { font-size: 0.85rem; }
+#cv-table th { cursor: pointer; user-select: none; }
+#cv-table td a { font-family: ui-monospace, monospace; }
+#cv-pager { margin: 0.5rem 0; } #cv-pager button { margin: 0 0.4rem; }
+#cv-cell { border: 2px solid #888; padding: 0.5rem 1rem; margin: 1rem 0; background: #fcfcfc; }
+#cv-cell pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.5rem; overflow-x: auto;
+               white-space: pre-wrap; word-break: break-word; font-size: 0.8rem; }
+#cv-cell pre .ln { display: block; } #cv-cell mark { display: block; background: #ffe58a; }
+details > summary { cursor: pointer; font-weight: 600; margin-top: 1rem; }
+"""
+
+
+def explorer_markup(available: bool) -> str:
+    """The explorer section (empty when the report was made from a table, not a run)."""
+    if not available:
+        return (
+            '<section id="explorer"><h2>Cells</h2><p class="note">No cell explorer: this report '
+            "was made from a per-cell table, not a run folder.</p></section>"
+        )
+    selects = "".join(
+        f'<label>{label} <select id="cv-f-{key}" data-key="{key}"><option value="">all'
+        "</option></select></label>"
+        for key, label in FILTERS
+    )
+    heads = "".join(f'<th data-key="{key}">{label}</th>' for key, label in COLUMNS)
+    return (
+        '<section id="cv-cell" hidden></section>\n'
+        '<section id="explorer"><h2>Cells</h2>'
+        '<p class="note">Every cell of the run: filter, sort (click a heading), open one to read '
+        "the prompt, the answer, the code that ran, its output with the line the estimate was "
+        "read from marked, and its scores. Numbers in the tables above link here.</p>"
+        f'<div class="filters">{selects}<label>scenario <input id="cv-f-scenario" size="8">'
+        '</label><span id="cv-count"></span></div>'
+        f'<table id="cv-table"><thead><tr>{heads}</tr></thead><tbody></tbody></table>'
+        '<div id="cv-pager"><button id="cv-prev" type="button">previous</button>'
+        '<span id="cv-page"></span><button id="cv-next" type="button">next</button></div>'
+        "</section>\n"
+        '<script src="explorer/cells.js"></script>\n'
+        f"<script>{SCRIPT}</script>\n"
+    )
+
+
+SCRIPT: Final[str] = r"""
+(function () {
+  "use strict";
+  var IDX = window.CV_INDEX;
+  if (!IDX) { return; }
+  var F = {};
+  IDX.fields.forEach(function (f, i) { F[f] = i; });
+  var ROWS = IDX.rows, PAGE = 100, chunks = {}, waiting = {}, prompts = null, promptWait = [];
+  var state = { filters: {}, scenario: "", sort: null, desc: false, page: 0 };
+  var KEYS = ["unit", "model", "language", "family", "difficulty", "status"];
+  function $(id) { return document.getElementById(id); }
+  function unitOf(r) {
+    return IDX.unit === "model_language" ? r[F.model] + " (" + r[F.language] + ")" : r[F.model];
+  }
+  function val(r, k) { return k === "unit" ? unitOf(r) : r[F[k]]; }
+  function address(r) {
+    return "#cell/" + [r[F.scenario], r[F.model], r[F.language], String(r[F.sample])]
+      .map(encodeURIComponent).join("/");
+  }
+  function fmt(v) {
+    if (v === null || v === undefined) { return "–"; }
+    if (typeof v === "number" && !Number.isInteger(v)) { return String(Number(v.toPrecision(6))); }
+    return String(v);
+  }
+  function el(tag, text, attrs) {
+    var e = document.createElement(tag);
+    if (text !== undefined && text !== null) { e.textContent = String(text); }
+    if (attrs) { Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); }); }
+    return e;
+  }
+  KEYS.forEach(function (k) {
+    var sel = $("cv-f-" + k), seen = {};
+    ROWS.forEach(function (r) { seen[val(r, k)] = true; });
+    Object.keys(seen).sort().forEach(function (v) { sel.appendChild(el("option", v, { value: v })); });
+    sel.addEventListener("change", function () {
+      state.filters[k] = sel.value; state.page = 0; render(); writeHash();
+    });
+  });
+  $("cv-f-scenario").addEventListener("input", function (ev) {
+    state.scenario = ev.target.value.trim(); state.page = 0; render();
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("#cv-table th"), function (th) {
+    th.addEventListener("click", function () {
+      var k = th.getAttribute("data-key");
+      state.desc = state.sort === k ? !state.desc : false; state.sort = k; render();
+    });
+  });
+  $("cv-prev").addEventListener("click", function () { state.page -= 1; render(); });
+  $("cv-next").addEventListener("click", function () { state.page += 1; render(); });
+  function matches(r) {
+    for (var i = 0; i < KEYS.length; i++) {
+      var want = state.filters[KEYS[i]];
+      if (want && String(val(r, KEYS[i])) !== want) { return false; }
+    }
+    return !state.scenario || r[F.scenario].indexOf(state.scenario) >= 0;
+  }
+  function compare(a, b) {
+    var x = val(a, state.sort), y = val(b, state.sort);
+    if (x === y) { return 0; }
+    if (x === null) { return 1; }
+    if (y === null) { return -1; }
+    return (x < y ? -1 : 1) * (state.desc ? -1 : 1);
+  }
+  function render() {
+    var list = ROWS.filter(matches);
+    if (state.sort) { list = list.slice().sort(compare); }
+    var pages = Math.max(1, Math.ceil(list.length / PAGE));
+    state.page = Math.min(Math.max(state.page, 0), pages - 1);
+    var body = document.querySelector("#cv-table tbody"), frag = document.createDocumentFragment();
+    list.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
+      var tr = el("tr");
+      tr.setAttribute("data-cell", address(r).slice(1));
+      ["scenario", "model", "language", "sample", "family", "difficulty", "status", "estimate",
+       "canonical", "rel_error"].forEach(function (k, i) {
+        var td = el("td");
+        if (i === 0) { td.appendChild(el("a", r[F.scenario], { href: address(r) })); }
+        else { td.textContent = fmt(r[F[k]]); }
+        tr.appendChild(td);
+      });
+      frag.appendChild(tr);
+    });
+    body.replaceChildren(frag);
+    $("cv-count").textContent = list.length + " of " + ROWS.length + " cells";
+    $("cv-page").textContent = "page " + (state.page + 1) + " of " + pages;
+  }
+  function writeHash() {
+    var q = [];
+    KEYS.forEach(function (k) {
+      if (state.filters[k]) { q.push(encodeURIComponent(k) + "=" + encodeURIComponent(state.filters[k])); }
+    });
+    history.replaceState(null, "", "#cells" + (q.length ? "?" + q.join("&") : ""));
+  }
+  function load(src, key, store, cb) {
+    if (store[key]) { cb(store[key]); return; }
+    (waiting[src] = waiting[src] || []).push(cb);
+    if (waiting[src].length > 1) { return; }
+    var s = document.createElement("script");
+    s.src = src;
+    document.head.appendChild(s);
+  }
+  window.CV_CHUNK = function (n, data) {
+    chunks[n] = data;
+    var src = "explorer/chunk-" + String(n).padStart(4, "0") + ".js";
+    (waiting[src] || []).forEach(function (cb) { cb(data); });
+    waiting[src] = [];
+  };
+  window.CV_PROMPTS = function (data) {
+    prompts = data;
+    promptWait.forEach(function (cb) { cb(data); });
+    promptWait = [];
+  };
+  function withPrompts(cb) {
+    if (prompts) { cb(prompts); return; }
+    promptWait.push(cb);
+    if (promptWait.length === 1) {
+      var s = document.createElement("script"); s.src = "explorer/prompts.js"; document.head.appendChild(s);
+    }
+  }
+  function block(box, title, text, markLine) {
+    box.appendChild(el("h3", title));
+    var pre = el("pre");
+    if (text === null || text === undefined || text === "") { pre.textContent = "(none)"; }
+    else if (markLine) {
+      String(text).split("\n").forEach(function (line, i) {
+        var span = el(i + 1 === markLine ? "mark" : "span", line, { "class": "ln" });
+        if (i + 1 === markLine) { span.id = "cv-extracted"; }
+        pre.appendChild(span);
+      });
+    } else { pre.textContent = text; }
+    box.appendChild(pre);
+    return pre;
+  }
+  function turnView(box, t, heading) {
+    if (heading) { box.appendChild(el("h3", heading)); }
+    if (t.feedback) { block(box, "Execution feedback shown to the model", t.feedback); }
+    block(box, "Response", t.response || t.response_error);
+    block(box, "Code that ran", t.code || t.parse_error);
+    var line = t.extraction && t.extraction.line ? t.extraction.line : null;
+    block(box, "stdout" + (line ? " (the marked line is where the estimate was read)" : ""), t.stdout, line);
+    block(box, "stderr", t.stderr);
+    if (t.fits && t.fits.length) {
+      box.appendChild(el("h3", "Fit log"));
+      var table = el("table"), head = el("tr");
+      ["function", "term", "estimate", "std. error"].forEach(function (h) { head.appendChild(el("th", h)); });
+      table.appendChild(head);
+      t.fits.forEach(function (fit) {
+        fit.terms.forEach(function (term) {
+          var tr = el("tr");
+          [fit["function"], term.term, fmt(term.estimate), fmt(term.std_error)].forEach(function (v) { tr.appendChild(el("td", v)); });
+          table.appendChild(tr);
+        });
+      });
+      box.appendChild(table);
+    }
+    if (t.judge) { block(box, "Judge", JSON.stringify(t.judge, null, 1)); }
+  }
+  function showCell(parts) {
+    var box = $("cv-cell");
+    var row = ROWS.filter(function (r) {
+      return r[F.scenario] === parts[0] && r[F.model] === parts[1] && r[F.language] === parts[2] &&
+        String(r[F.sample]) === parts[3];
+    })[0];
+    box.hidden = false;
+    box.replaceChildren();
+    if (!row) { box.appendChild(el("p", "No such cell in this run.")); return; }
+    var key = address(row).slice(1);
+    var src = "explorer/chunk-" + String(row[F.chunk]).padStart(4, "0") + ".js";
+    load(src, row[F.chunk], chunks, function (data) {
+      var d = data[key];
+      box.replaceChildren();
+      box.setAttribute("data-cell", key);
+      box.appendChild(el("h2", parts.join(" · ")));
+      var table = el("table"), hr = el("tr"), vr = el("tr");
+      ["status", "design", "estimate", "canonical", "rel. error", "L1", "L2a", "L2b", "L2b+", "turns"].forEach(function (h) { hr.appendChild(el("th", h)); });
+      [row[F.status], row[F.family], row[F.estimate], row[F.canonical], row[F.rel_error], row[F.L1],
+       row[F.L2a], row[F.L2b], row[F.L2b_plus], row[F.turns]].forEach(function (v) { vr.appendChild(el("td", fmt(v))); });
+      table.appendChild(hr); table.appendChild(vr); box.appendChild(table);
+      if (d.last.extraction) {
+        box.appendChild(el("p", "Extraction: " + fmt(d.last.extraction.value) + " by rule " + d.last.extraction.rule, { "class": "note" }));
+      }
+      var promptPre = block(box, "Prompt", "loading…");
+      withPrompts(function (all) {
+        promptPre.textContent = (all[d.prompt] || []).map(function (m) { return "[" + m.role + "]\n" + m.content; }).join("\n\n");
+      });
+      if (d.turns.length) {
+        d.turns.forEach(function (t) { turnView(box, t, "Turn " + t.turn + " (" + t.status + ")"); });
+      } else { turnView(box, d.last, null); }
+      box.scrollIntoView();
+    });
+  }
+  function route() {
+    var h = decodeURI(location.hash);
+    if (location.hash.indexOf("#cell/") === 0) {
+      showCell(location.hash.slice(6).split("/").map(decodeURIComponent));
+      return;
+    }
+    if (location.hash.indexOf("#cells") === 0) {
+      $("cv-cell").hidden = true;
+      var q = location.hash.split("?")[1] || "";
+      state.filters = {}; state.page = 0;
+      q.split("&").forEach(function (pair) {
+        if (!pair) { return; }
+        var kv = pair.split("=");
+        state.filters[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1] || "");
+      });
+      KEYS.forEach(function (k) { $("cv-f-" + k).value = state.filters[k] || ""; });
+      render();
+      $("explorer").scrollIntoView();
+    }
+    return h;
+  }
+  window.addEventListener("hashchange", route);
+  render();
+  route();
+})();
+"""

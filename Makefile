@@ -8,13 +8,17 @@ REPAIR_DIR ?= runs/repair
 PANEL := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term,reference/fragile,reference/mute,reference/prose
 LABELLERS := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term
 
-.PHONY: setup system run test lint typecheck unit clean
+.PHONY: setup system test-system run test lint typecheck unit clean
 
 setup: system $(VENV)/.installed
 	@$(BIN)/causalverify r-packages install --recommended --if-reachable --connect-timeout 5
 
 system:
 	@bash scripts/install-system.sh
+
+# the tests also drive the report in Debian's headless Chromium
+test-system:
+	@bash scripts/install-system.sh --tests
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +45,7 @@ run: setup
 	$(BIN)/causalverify report $(REPAIR_DIR)
 	@echo "reports: $(RUN_DIR)/report/index.html (single shot) and $(REPAIR_DIR)/report/index.html (repair mode)"
 
-test: setup lint typecheck unit
+test: setup test-system lint typecheck unit
 
 lint:
 	$(BIN)/ruff check src tests benchmarks

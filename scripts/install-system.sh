@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages CausalVerify needs: R with the Debian-packaged CRAN libraries that
-# model-written R code loads most often, and bubblewrap for the sandbox. Installs with apt-get when
-# running as root; otherwise prints the command to run.
+# model-written R code loads most often, and bubblewrap for the sandbox. With --tests, also
+# Debian's Chromium and its driver, which the report's browser tests drive headless. Installs with
+# apt-get when running as root; otherwise prints the command to run.
 set -euo pipefail
 
 DEB_PACKAGES=(
@@ -9,6 +10,9 @@ DEB_PACKAGES=(
   r-cran-clubsandwich r-cran-data.table r-cran-dplyr r-cran-tidyr r-cran-readr r-cran-broom
   r-cran-ggplot2 r-cran-tidyverse r-cran-zoo r-cran-jsonlite bubblewrap
 )
+if [ "${1:-}" = "--tests" ]; then
+  DEB_PACKAGES=(chromium chromium-driver)
+fi
 
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
@@ -18,7 +22,7 @@ for pkg in "${DEB_PACKAGES[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "system packages: R and bubblewrap present"
+  echo "system packages: ${DEB_PACKAGES[*]:0:1} and the rest present"
   exit 0
 fi
 

@@ -17,11 +17,11 @@ import pytest
 def pytest_sessionstart(session: pytest.Session) -> None:
     if not os.environ.get("CI"):
         return
-    missing = [tool for tool in ("Rscript", "bwrap") if shutil.which(tool) is None]
+    missing = [tool for tool in ("Rscript", "bwrap", "chromium") if shutil.which(tool) is None]
     if missing:
         raise pytest.UsageError(
-            f"CI run without {', '.join(missing)}: `make setup` should have installed them "
-            "(scripts/install-system.sh); refusing to skip the R and sandbox tests"
+            f"CI run without {', '.join(missing)}: `make test` should have installed them "
+            "(scripts/install-system.sh); refusing to skip the R, sandbox and browser tests"
         )
     from estimators_reference import HAVE_REFERENCE, REFERENCE_DIR
 

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "prompt": "causalverify.cli.prompt:prompt",
     "r-packages": "causalverify.cli.r_packages:r_packages",
     "models": "causalverify.cli.models:models",
+    "view": "causalverify.cli.view:view",
 }
 
 

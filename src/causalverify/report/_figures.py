@@ -120,7 +120,8 @@ def rel_error_cdf(summary: Mapping[str, Any], cells: pd.DataFrame, path: Path) -
     ax.set_xlabel("relative error |est - canonical| / |canonical| (clipped to 1e-4..1e4)")
     ax.set_ylabel("share of executed cells")
     ax.set_title("Relative-error CDF")
-    ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    if ax.get_legend_handles_labels()[0]:  # no line at all when no executed cell has an error
+        ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     return _save(fig, path)
 

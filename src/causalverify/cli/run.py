@@ -146,6 +146,15 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     help="Run model code WITHOUT the sandbox (development only; recorded in the run).",
 )
 @click.option(
+    "--executor",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where scripts execute: this machine's sandbox, or Dask workers (each in its own "
+    "sandbox; a local cluster of --workers processes unless --scheduler is given).",
+)
+@click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
+@click.option(
     "--mode",
     type=click.Choice(["single", "repair"]),
     default="single",
@@ -189,6 +198,8 @@ def run(
     prices_path: Path | None,
     max_rpm: float | None,
     unsafe: bool,
+    executor: str,
+    scheduler: str | None,
     mode: str,
     max_turns: int,
     warm: bool | None,
@@ -232,6 +243,8 @@ def run(
             max_requests_per_minute=max_rpm,
             unsafe=unsafe,
             warm=warm,
+            executor=executor,  # type: ignore[arg-type]
+            scheduler=scheduler,
             mode=mode,  # type: ignore[arg-type]
             max_turns=max_turns,
             command_line=tuple(["causalverify", *sys.argv[1:]]),

@@ -72,6 +72,10 @@ class RunConfig:
         The response cache; ``None`` uses the user-wide default cache.
     unsafe
         Run code without the sandbox (development only; recorded in the metadata).
+    executor, scheduler
+        ``local``: executions run in this machine's sandbox; ``dask``: on Dask workers, each in
+        its own sandbox (:mod:`causalverify.sandbox.dask`), at the scheduler's address or on a
+        local cluster of ``workers`` processes. The stored cells are the same either way.
     mode, max_turns
         ``single``: one answer per cell (the published protocol). ``repair``: after an answer
         whose code is missing, fails or prints no readable estimate, the model is shown the
@@ -110,6 +114,8 @@ class RunConfig:
     cache_path: Path | None = None
     unsafe: bool = False
     warm: bool | None = None
+    executor: Literal["local", "dask"] = "local"
+    scheduler: str | None = None
     mode: Literal["single", "repair"] = "single"
     max_turns: int = 3
     limits: Limits = field(default_factory=Limits)
@@ -129,6 +135,12 @@ class RunConfig:
         ):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.executor not in ("local", "dask"):
+            raise ValueError(f"executor must be 'local' or 'dask', got {self.executor!r}")
+        if self.scheduler is not None and self.executor != "dask":
+            raise ValueError("a scheduler address needs --executor dask")
+        if self.executor == "dask" and self.unsafe:
+            raise ValueError("--executor dask runs every script in the workers' sandboxes")
         if self.mode not in ("single", "repair"):
             raise ValueError(f"mode must be 'single' or 'repair', got {self.mode!r}")
         if self.max_turns < 1:

@@ -10,6 +10,7 @@ continues where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections import Counter
@@ -34,6 +35,7 @@ from causalverify.runner.summary import (
     RunSummary,
     summarize_models,
 )
+from causalverify.sandbox.dask import DaskSandbox
 from causalverify.scenarios import load_suite
 from causalverify.store.sqlite import STORE_FILE, RunStore, writer_lock
 
@@ -74,7 +76,13 @@ def run_benchmark(
     started = time.perf_counter()
     if suite is None:
         suite = load_suite(config.suite_dir)
-    stages = stages if stages is not None else default_stages(config)
+    if stages is None:
+        stages = default_stages(config)
+        if isinstance(stages.sandbox, DaskSandbox):  # a cluster this run started, or joined
+            with contextlib.closing(stages.sandbox):
+                return run_benchmark(
+                    config, progress=progress, stages=stages, executor=executor, suite=suite
+                )
     scenarios = balanced_subset(suite.scenarios, config.limit)
     keys = plan_cells(scenarios, config)
     stored = _stored_statuses(config.out_dir)

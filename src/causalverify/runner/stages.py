@@ -18,6 +18,7 @@ from causalverify.records import CellRecord, ExtractionRecord, Message
 from causalverify.runner.engine import model_factory
 from causalverify.sandbox import check_parses, environment_manifest, extract_code, get_sandbox
 from causalverify.sandbox.base import Sandbox
+from causalverify.sandbox.dask import DaskSandbox
 from causalverify.scoring import rescore
 
 if TYPE_CHECKING:
@@ -113,7 +114,13 @@ def default_stages(config: RunConfig) -> Stages:
     SandboxUnavailableError
         If the sandbox cannot run and ``config.unsafe`` is false.
     """
-    sandbox = get_sandbox(unsafe=config.unsafe, warm=config.warm)
+    sandbox: Sandbox
+    if config.executor == "dask":
+        sandbox = DaskSandbox(
+            scheduler=config.scheduler, workers=config.workers, limits=config.limits
+        )
+    else:
+        sandbox = get_sandbox(unsafe=config.unsafe, warm=config.warm)
     make_provider = model_factory(
         base_url=config.base_url,
         cache_path=config.cache_path,

@@ -1,0 +1,136 @@
+"""Executing cells on Dask workers: ``causalverify run --executor dask [--scheduler ADDRESS]``.
+
+:class:`DaskSandbox` is a :class:`~causalverify.sandbox.base.Sandbox` whose ``run`` sends the
+script, its files (as bytes: a remote worker cannot read the client's disk) and the limits to a
+worker, which runs it in its own bubblewrap sandbox (:func:`run_on_worker`, the worker's
+self-tested :func:`~causalverify.sandbox.get_sandbox`). Everything else of a cell (answers,
+parsing, extraction, scoring, the run store with its single writer) stays on the client, so a
+Dask run stores exactly the cells a local run stores.
+
+Every worker must pass the sandbox self-test before the run starts, and a worker whose sandbox
+stops working refuses each script with :class:`SandboxUnavailableError` rather than running it
+unprotected. A worker lost mid-run loses no cell: the scheduler gives its scripts to another
+worker (a script is deterministic and has no effect outside its sandbox, so running it again is
+safe). Without an address a ``LocalCluster`` of ``workers`` processes on 127.0.0.1 is started
+and stopped with the sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from causalverify.errors import SandboxUnavailableError, SetupError
+from causalverify.families import Language
+from causalverify.sandbox._factory import get_sandbox
+from causalverify.sandbox.base import ExecResult, Files, Limits
+
+__all__ = ["DaskSandbox", "run_on_worker", "worker_check"]
+
+
+def run_on_worker(
+    code: str, language: Language, files: dict[str, bytes], limits: Limits | None
+) -> ExecResult:
+    """Run one script in this worker's own sandbox (raises when it has none)."""
+    return get_sandbox().run(code, language, files, limits)
+
+
+def worker_check() -> dict[str, Any]:
+    """This worker's sandbox: self-tested, or the reason it cannot run scripts."""
+    try:
+        box = get_sandbox()
+    except SandboxUnavailableError as exc:
+        return {"ok": False, "pid": os.getpid(), "detail": str(exc)}
+    return {"ok": True, "pid": os.getpid(), "detail": type(box).__name__}
+
+
+class DaskSandbox:
+    """Runs scripts on Dask workers (see the module docstring).
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        The scheduler's address (``tcp://host:8786``); None starts a local cluster.
+    workers : int
+        Worker processes of the local cluster (one script at a time each).
+    limits : Limits, optional
+        Default limits when ``run`` gets none.
+    """
+
+    sandboxed = True
+
+    def __init__(
+        self, *, scheduler: str | None = None, workers: int = 2, limits: Limits | None = None
+    ) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:  # pragma: no cover - the extra is installed with the project
+            raise SetupError(
+                "--executor dask needs the dask extra: pip install 'causalverify[dask]'"
+            ) from exc
+        self.limits = limits or Limits()
+        self.scheduler = scheduler
+        self._cluster = None
+        if scheduler is None:
+            self._cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
+            self.client = Client(self._cluster)
+        else:
+            self.client = Client(scheduler, timeout=30)
+        try:
+            self._check_workers()
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_workers(self) -> None:
+        reports = self.client.run(worker_check)
+        if not reports:
+            raise SandboxUnavailableError("the Dask cluster has no workers")
+        bad = {w: r["detail"] for w, r in reports.items() if not r["ok"]}
+        if bad:
+            lines = "; ".join(f"{w}: {d}" for w, d in sorted(bad.items()))
+            raise SandboxUnavailableError(
+                f"Dask workers without a working sandbox refuse to execute: {lines}"
+            )
+        self.n_workers = len(reports)
+
+    def worker_pids(self) -> dict[str, int]:
+        """Each worker's process id, by address."""
+        return {w: int(pid) for w, pid in self.client.run(os.getpid).items()}
+
+    def policy(self) -> dict[str, object]:
+        """A JSON-able description, for a run's metadata."""
+        return {
+            "kind": "dask",
+            "scheduler": self.scheduler or "local cluster on 127.0.0.1",
+            "workers": self.n_workers,
+            "worker_sandbox": "bubblewrap, self-tested on every worker",
+        }
+
+    def run(
+        self, code: str, language: Language, files: Files, limits: Limits | None = None
+    ) -> ExecResult:
+        """Run ``code`` on a worker; see :class:`causalverify.sandbox.base.Sandbox`."""
+        payload = {
+            rel: content if isinstance(content, bytes) else Path(content).read_bytes()
+            for rel, content in files.items()
+        }
+        future = self.client.submit(
+            run_on_worker, code, language, payload, limits or self.limits, pure=False
+        )
+        result: ExecResult = future.result()
+        return result
+
+    def close(self) -> None:
+        """Disconnect, and stop the local cluster if this sandbox started one."""
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None

@@ -1,0 +1,109 @@
+"""Cells executed on Dask workers (a LocalCluster on loopback) store what a local run stores, even
+when a worker is killed mid-run; a worker without a working sandbox refuses."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from causalverify.errors import SandboxUnavailableError
+from causalverify.runner import RunConfig, run_benchmark
+from causalverify.runner.summary import ProgressEvent
+from causalverify.sandbox.dask import DaskSandbox
+from causalverify.scenarios import build_suite
+from causalverify.store import RunStore, stable_view
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
+    pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunConfig, list[object]]:
+    root = tmp_path_factory.mktemp("dask")
+    build_suite(root / "suite", suite="smoke")
+    config = RunConfig(
+        suite_dir=root / "suite", out_dir=root / "local", workers=2, cache_path=root / "c.sqlite"
+    )
+    run_benchmark(config)
+    with RunStore.open(config.out_dir) as store:
+        return config, [stable_view(r) for r in store.iter_cells()]
+
+
+def _cells(out: Path) -> list[object]:
+    with RunStore.open(out) as store:
+        return [stable_view(r) for r in store.iter_cells()]
+
+
+def test_a_dask_run_equals_a_local_run(local_run: tuple[RunConfig, list[object]]) -> None:
+    config, expected = local_run
+    dask = dataclasses.replace(config, out_dir=config.out_dir.parent / "dask", executor="dask")
+    summary = run_benchmark(dask)
+    assert summary.computed == len(expected) == 56
+    assert _cells(dask.out_dir) == expected
+    with RunStore.open(dask.out_dir) as store:
+        assert store.meta()["sandbox_policy"]["policy"]["kind"] == "dask"
+
+
+def test_a_worker_killed_mid_run_loses_no_cell(
+    local_run: tuple[RunConfig, list[object]],
+) -> None:
+    from distributed import LocalCluster
+
+    config, expected = local_run
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        probe = DaskSandbox(scheduler=cluster.scheduler_address)
+        pids = probe.worker_pids()
+        probe.close()
+        victim = sorted(pids.values())[0]
+        killed = threading.Event()
+
+        def progress(event: ProgressEvent) -> None:
+            if event.kind == "cell" and event.done >= 10 and not killed.is_set():
+                os.kill(victim, signal.SIGKILL)  # the nanny restarts it; its script goes elsewhere
+                killed.set()
+
+        dask = dataclasses.replace(
+            config,
+            out_dir=config.out_dir.parent / "dask-killed",
+            executor="dask",
+            scheduler=cluster.scheduler_address,
+        )
+        summary = run_benchmark(dask, progress=progress)
+    assert killed.is_set()
+    assert summary.computed == 56
+    assert _cells(dask.out_dir) == expected
+
+
+def test_a_worker_without_a_sandbox_refuses() -> None:
+    from distributed import LocalCluster
+
+    # the workers cannot find bubblewrap: the run must not start, let alone run unprotected
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        env={"PATH": "/nonexistent"},
+    ) as cluster, pytest.raises(SandboxUnavailableError, match="refuse"):
+        DaskSandbox(scheduler=cluster.scheduler_address)
+
+
+def test_dask_settings_are_checked(local_run: tuple[RunConfig, list[object]]) -> None:
+    config, _ = local_run
+    with pytest.raises(ValueError, match="executor dask"):
+        dataclasses.replace(config, scheduler="tcp://127.0.0.1:1")
+    with pytest.raises(ValueError, match="executor"):
+        dataclasses.replace(config, executor="ray")  # type: ignore[arg-type]

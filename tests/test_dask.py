@@ -90,14 +90,17 @@ def test_a_worker_without_a_sandbox_refuses() -> None:
     from distributed import LocalCluster
 
     # the workers cannot find bubblewrap: the run must not start, let alone run unprotected
-    with LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        env={"PATH": "/nonexistent"},
-    ) as cluster, pytest.raises(SandboxUnavailableError, match="refuse"):
+    with (
+        LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            env={"PATH": "/nonexistent"},
+        ) as cluster,
+        pytest.raises(SandboxUnavailableError, match="refuse"),
+    ):
         DaskSandbox(scheduler=cluster.scheduler_address)
 
 

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "r-packages": "causalverify.cli.r_packages:r_packages",
     "models": "causalverify.cli.models:models",
     "view": "causalverify.cli.view:view",
+    "import-inspect": "causalverify.cli.import_inspect:import_inspect",
 }
 
 

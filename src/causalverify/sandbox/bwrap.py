@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path, PurePosixPath
@@ -238,7 +239,7 @@ class BwrapSandbox:
         uid = str(SANDBOX_UID)
         return ["--unshare-user", "--uid", uid, "--gid", uid, "--disable-userns"]
 
-    def _static_args(self, identity: list[str]) -> list[str]:
+    def _static_args(self, identity: list[str], workspace: Path | None = None) -> list[str]:
         tc = self.toolchain
         assert tc.bwrap is not None
         args = [tc.bwrap, *identity]
@@ -259,7 +260,10 @@ class BwrapSandbox:
             args += ["--ro-bind", path, path]
         for target, link in tc.symlinks:
             args += ["--symlink", target, link]
-        args += ["--perms", "0777", "--size", size, "--tmpfs", SCRATCH]
+        if workspace is None:
+            args += ["--perms", "0777", "--size", size, "--tmpfs", SCRATCH]
+        else:  # a host folder that outlives the run (run_command), and nothing else writable
+            args += ["--bind", str(workspace), SCRATCH]
         args += ["--chdir", SCRATCH, "--clearenv"]
         for key, value in sandbox_env(tc).items():
             args += ["--setenv", key, value]
@@ -348,6 +352,72 @@ class BwrapSandbox:
                     os.close(log_w)
             result = self._after_spawn(proc, started, limits, info_r, block_w, stack, log_r)
         return with_runtime_install(result, code, language)
+
+    def run_command(
+        self,
+        argv: list[str],
+        *,
+        workspace: Path,
+        stdin: bytes | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        limits: Limits | None = None,
+    ) -> ExecResult:
+        """Run ``argv`` (e.g. ``["bash", "-c", "..."]``) in a fresh sandbox whose ``/scratch`` is
+        the host folder ``workspace`` (kept between calls; the only writable place besides a
+        private ``/tmp``). Every other protection is that of :meth:`run`: namespaces, uid, no
+        capabilities, the system-call filter, the limits; the whole process tree dies at the
+        wall-clock limit. ``cwd`` is relative to ``/scratch``."""
+        limits = limits or self.limits
+        workspace.chmod(0o777)  # the script's uid is not the harness's
+        command = list(argv)
+        with ExitStack() as stack:
+            if self._setpriv is not None:
+                try:
+                    uid = str(stack.enter_context(UidSlot()).uid)
+                except OSError as exc:
+                    return unavailable(f"sandbox setup failed: {exc}")
+                drop = ["--reuid", uid, "--regid", uid, "--clear-groups", "--no-new-privs"]
+                command = [self._setpriv, *drop, "--", *command]
+            fds: list[int] = []
+            extra: list[str] = []
+            if self._seccomp is not None:
+                seccomp_fd = _content_fd(self._seccomp, stack)
+                fds.append(seccomp_fd)
+                extra += ["--seccomp", str(seccomp_fd)]
+            for key, value in sorted((env or {}).items()):
+                extra += ["--setenv", key, value]
+            if cwd:
+                extra += ["--chdir", str(PurePosixPath(SCRATCH) / check_relative(cwd))]
+            stdin_fd = _content_fd(stdin or b"", stack)
+            info_r, info_w = os.pipe2(os.O_CLOEXEC)
+            block_r, block_w = os.pipe2(os.O_CLOEXEC)
+            stack.callback(os.close, info_r)
+            stack.callback(os.close, block_w)
+            argv_full = [
+                *self._static_args(self._identity_args(), workspace=workspace),
+                *extra,
+                *SEAL,
+                "--info-fd",
+                str(info_w),
+                "--block-fd",
+                str(block_r),
+                *command,
+            ]
+            started = time.monotonic()
+            try:
+                proc = subprocess.Popen(
+                    argv_full,
+                    stdin=stdin_fd,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    pass_fds=(*fds, info_w, block_r),
+                    env={},
+                )
+            finally:
+                os.close(info_w)
+                os.close(block_r)
+            return self._after_spawn(proc, started, limits, info_r, block_w, stack)
 
     def hook_args(
         self, language: Language, log_w: int, fds: list[int], stack: ExitStack

@@ -1,0 +1,23 @@
+"""CausalVerify for Inspect AI (the ``causalverify[inspect]`` extra).
+
+- the task ``causalverify/causalverify`` (:func:`causalverify_task`): one sample per scenario of a
+  suite, whose input is CausalVerify's own prompt and whose target (never shown to the model) is
+  the canonical estimate; the solver only generates;
+- the scorer :func:`causalverify_scorer`: the answer is run exactly as a benchmark cell
+  (:func:`causalverify.runner.cell.execute`: code taken, parsed, executed in the bubblewrap
+  sandbox, the estimate extracted and scored) and scored L1 / L2a / L2b / L2b+ as one dict, with
+  a mean for each layer; the cell record travels in the score's metadata;
+- the sandbox ``causalverify`` (:mod:`causalverify.inspect_eval.sandbox`) for other tasks;
+- :func:`log_to_run`: an Inspect log as a CausalVerify run folder (``causalverify
+  import-inspect``), so report, analyze and freeze apply.
+
+Both the task and the sandbox are registered through Inspect's ``inspect_ai`` entry point
+(``causalverify.inspect_eval._registry``).
+"""
+
+from __future__ import annotations
+
+from causalverify.inspect_eval.convert import log_to_run
+from causalverify.inspect_eval.task import causalverify_scorer, causalverify_task
+
+__all__ = ["causalverify_scorer", "causalverify_task", "log_to_run"]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from causalverify.errors import SuiteError
-from causalverify.estimators._result import CanonicalResult, package_versions
+from causalverify.estimators._result import CanonicalResult, finished
 
 PROFILE = "paper"
 CUTOFF = 0.5
@@ -40,19 +40,7 @@ METHODS = {
 
 
 def _finish(family: str, estimate: float, se: float, n: int) -> CanonicalResult:
-    if not (math.isfinite(estimate) and math.isfinite(se)):
-        raise SuiteError(
-            f"the {family} canonical estimate is not finite (estimate={estimate}, se={se}); "
-            "the data do not identify the effect"
-        )
-    return CanonicalResult(
-        estimate=float(estimate),
-        se=float(se),
-        n=int(n),
-        method=METHODS[family],
-        profile=PROFILE,
-        versions=package_versions("numpy", "pandas"),
-    )
+    return finished(family, estimate, se, n, method=METHODS[family], packages=("numpy", "pandas"))
 
 
 def _wide(data: pd.DataFrame, value: str = "y") -> pd.DataFrame:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from causalverify.errors import SuiteError
-from causalverify.estimators._result import CanonicalResult, package_versions
+from causalverify.estimators._result import CanonicalResult, finished
 
 PROFILE = "paper"
 BANDWIDTH_CENTER = 0.5
@@ -39,19 +39,7 @@ _METHODS = {
 def _finish(
     family: str, estimate: float, se: float, n: int, packages: tuple[str, ...]
 ) -> CanonicalResult:
-    if not (math.isfinite(estimate) and math.isfinite(se)):
-        raise SuiteError(
-            f"the {family} canonical estimate is not finite (estimate={estimate}, se={se}); "
-            "the data do not identify the effect"
-        )
-    return CanonicalResult(
-        estimate=float(estimate),
-        se=float(se),
-        n=int(n),
-        method=_METHODS[family],
-        profile=PROFILE,
-        versions=package_versions(*packages),
-    )
+    return finished(family, estimate, se, n, method=_METHODS[family], packages=packages)
 
 
 def did(data: pd.DataFrame) -> CanonicalResult:

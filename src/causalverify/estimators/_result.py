@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
+
+from causalverify.errors import SuiteError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +36,26 @@ class CanonicalResult:
     method: str
     profile: str
     versions: tuple[tuple[str, str], ...]
+
+
+def finished(
+    family: str, estimate: float, se: float, n: int, *, method: str, packages: tuple[str, ...]
+) -> CanonicalResult:
+    """The result of profile ``paper``; a non-finite estimate or SE means the data do not
+    identify the effect (:class:`~causalverify.errors.SuiteError`)."""
+    if not (math.isfinite(estimate) and math.isfinite(se)):
+        raise SuiteError(
+            f"the {family} canonical estimate is not finite (estimate={estimate}, se={se}); "
+            "the data do not identify the effect"
+        )
+    return CanonicalResult(
+        estimate=float(estimate),
+        se=float(se),
+        n=int(n),
+        method=method,
+        profile="paper",
+        versions=package_versions(*packages),
+    )
 
 
 @cache

@@ -296,19 +296,13 @@ class BwrapSandbox:
         script = self.script_path(language)
         command = script_command(self.toolchain, language, script, fit_log=self.fit_log)
         with ExitStack() as stack:
-            if self._setpriv is not None:
-                try:
-                    uid = str(stack.enter_context(UidSlot()).uid)
-                except OSError as exc:
-                    return unavailable(f"sandbox setup failed: {exc}")
-                drop = ["--reuid", uid, "--regid", uid, "--clear-groups", "--no-new-privs"]
-                command = [self._setpriv, *drop, "--", *command]
+            try:
+                command = self._as_script_user(command, stack)
+            except OSError as exc:
+                return unavailable(f"sandbox setup failed: {exc}")
             file_args, fds = self._file_args(files, stack)
             code_fd = _content_fd(code.encode("utf-8"), stack)
-            if self._seccomp is not None:
-                seccomp_fd = _content_fd(self._seccomp, stack)
-                fds.append(seccomp_fd)
-                file_args += ["--seccomp", str(seccomp_fd)]
+            file_args += self._filter_args(fds, stack)
             info_r, info_w = os.pipe2(os.O_CLOEXEC)
             block_r, block_w = os.pipe2(os.O_CLOEXEC)
             stack.callback(os.close, info_r)
@@ -372,19 +366,12 @@ class BwrapSandbox:
         workspace.chmod(0o777)  # the script's uid is not the harness's
         command = list(argv)
         with ExitStack() as stack:
-            if self._setpriv is not None:
-                try:
-                    uid = str(stack.enter_context(UidSlot()).uid)
-                except OSError as exc:
-                    return unavailable(f"sandbox setup failed: {exc}")
-                drop = ["--reuid", uid, "--regid", uid, "--clear-groups", "--no-new-privs"]
-                command = [self._setpriv, *drop, "--", *command]
+            try:
+                command = self._as_script_user(command, stack)
+            except OSError as exc:
+                return unavailable(f"sandbox setup failed: {exc}")
             fds: list[int] = []
-            extra: list[str] = []
-            if self._seccomp is not None:
-                seccomp_fd = _content_fd(self._seccomp, stack)
-                fds.append(seccomp_fd)
-                extra += ["--seccomp", str(seccomp_fd)]
+            extra = self._filter_args(fds, stack)
             for key, value in sorted((env or {}).items()):
                 extra += ["--setenv", key, value]
             if cwd:
@@ -418,6 +405,23 @@ class BwrapSandbox:
                 os.close(info_w)
                 os.close(block_r)
             return self._after_spawn(proc, started, limits, info_r, block_w, stack)
+
+    def _as_script_user(self, command: list[str], stack: ExitStack) -> list[str]:
+        """``command`` run as this run's own uid (as root: a slot uid held until ``stack``
+        closes, switched to by setpriv with no capabilities and ``no_new_privs``)."""
+        if self._setpriv is None:
+            return command
+        uid = str(stack.enter_context(UidSlot()).uid)
+        drop = ["--reuid", uid, "--regid", uid, "--clear-groups", "--no-new-privs"]
+        return [self._setpriv, *drop, "--", *command]
+
+    def _filter_args(self, fds: list[int], stack: ExitStack) -> list[str]:
+        """bwrap's arguments that install the system-call filter (its descriptor joins ``fds``)."""
+        if self._seccomp is None:
+            return []
+        seccomp_fd = _content_fd(self._seccomp, stack)
+        fds.append(seccomp_fd)
+        return ["--seccomp", str(seccomp_fd)]
 
     def hook_args(
         self, language: Language, log_w: int, fds: list[int], stack: ExitStack

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from causalverify.families import Family
+from causalverify.scenarios._numbers import cutoff_flags, rounded
 from causalverify.scenarios.modern import COLUMNS as MODERN_COLUMNS
 from causalverify.scenarios.modern import generate_modern
 
@@ -35,14 +36,9 @@ EFFECT_START: Final[int] = 0
 #: RDD cutoff and half-width of the ``near_cutoff`` band.
 CUTOFF: Final[float] = 0.5
 BANDWIDTH: Final[float] = 0.3
-#: Scale of 4-decimal values as integers (used for exact comparisons with the cutoff and band).
-_SCALE4: Final[int] = 10_000
 
 
-def _r(values: np.ndarray, decimals: int) -> np.ndarray:
-    """Round and turn negative zeros into zeros (so the CSV never prints ``-0.0``)."""
-    out: np.ndarray = np.round(values, decimals) + 0.0
-    return out
+_r = rounded
 
 
 def did_treat_start(n_periods: int) -> int:
@@ -143,12 +139,7 @@ def rdd_flags(running_var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     The comparison is done on integers (ten-thousandths), so a value printed as ``0.8`` is inside
     the band ``[0.2, 0.8]`` exactly as the scenario text says, free of binary rounding.
     """
-    scaled = np.rint(np.asarray(running_var, dtype=float) * _SCALE4).astype(np.int64)
-    cut = round(CUTOFF * _SCALE4)
-    half = round(BANDWIDTH * _SCALE4)
-    treated = (scaled >= cut).astype(np.int64)
-    near = (np.abs(scaled - cut) <= half).astype(np.int64)
-    return treated, near
+    return cutoff_flags(running_var, CUTOFF, BANDWIDTH)
 
 
 def generate_rdd(*, n: int, sigma: float, beta: float, rng: np.random.Generator) -> pd.DataFrame:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from causalverify.estimators._modern import donor_average, sharp_jump, twfe
+from causalverify.scenarios._numbers import cutoff_flags, rounded
 
 #: the naive answer must be further than this (relative) from the canonical: the default scoring
 #: tolerance, so it fails
@@ -34,12 +35,9 @@ NAIVE_MIN_GAP: Final[float] = 0.5
 
 FUZZY_CUTOFF: Final[float] = 0.5
 FUZZY_BANDWIDTH: Final[float] = 0.3
-_SCALE4: Final[int] = 10_000
 
 
-def _r(values: np.ndarray, decimals: int) -> np.ndarray:
-    out: np.ndarray = np.round(values, decimals) + 0.0
-    return out
+_r = rounded
 
 
 # -- staggered adoption --------------------------------------------------------------------------
@@ -104,10 +102,7 @@ def generate_staggered(
 
 def fuzzy_flags(running_var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``eligible`` and ``near_cutoff`` of 4-decimal running values, compared exactly."""
-    scaled = np.rint(np.asarray(running_var, dtype=float) * _SCALE4).astype(np.int64)
-    cut = round(FUZZY_CUTOFF * _SCALE4)
-    half = round(FUZZY_BANDWIDTH * _SCALE4)
-    return (scaled >= cut).astype(np.int64), (np.abs(scaled - cut) <= half).astype(np.int64)
+    return cutoff_flags(running_var, FUZZY_CUTOFF, FUZZY_BANDWIDTH)
 
 
 def generate_fuzzy(

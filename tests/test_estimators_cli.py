@@ -54,7 +54,7 @@ def test_missing_column_is_a_clean_error(tmp_path: Path) -> None:
 
 
 def test_unknown_family_is_a_usage_error() -> None:
-    code, _, err = _invoke(str(S01.path), "--family", "synthetic-control")
+    code, _, err = _invoke(str(S01.path), "--family", "bunching")
     assert code == 2
     assert "unknown design family" in err
 

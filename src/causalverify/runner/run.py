@@ -98,7 +98,11 @@ def run_benchmark(
     )
     with engine, writer_lock(config.out_dir), RunStore.open(config.out_dir, create=True) as store:
         meta = build_meta(
-            config, stages, suite.scenarios, suite.root, suite_name=suite.meta.get("suite")
+            config,
+            stages,
+            suite.scenarios,
+            suite.root,
+            suite_name=getattr(suite, "meta", {}).get("suite"),
         )
         store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
         # read again under the lock: a writer that finished meanwhile is not redone

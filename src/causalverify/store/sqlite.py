@@ -310,8 +310,10 @@ def _initialise(path: Path) -> None:
             )
         finally:
             conn.close()
-        if not path.exists():
-            os.replace(staging, path)
+        # link, not rename: a link fails if another process created the store meanwhile,
+        # where a rename would replace that store, and with it any cell already written to it
+        with contextlib.suppress(FileExistsError):
+            os.link(staging, path)
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"cannot create a run store at {path}: {exc}") from exc
     finally:

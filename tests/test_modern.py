@@ -4,6 +4,7 @@ the suite rules, and the reference panel on every scenario in R and Python."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import warnings
@@ -16,6 +17,8 @@ import pytest
 from causalverify.estimators import canonical
 from causalverify.estimators._modern import _synth_arrays, group_time_effects, simplex_weights
 from causalverify.families import MODERN_FAMILIES
+from causalverify.release import freeze_run, verify_release
+from causalverify.report import write_report
 from causalverify.runner import RunConfig, run_benchmark
 from causalverify.scenarios import build_suite, load_suite
 from causalverify.scenarios.checks import check_scenario, find_design_names
@@ -220,3 +223,14 @@ def test_textbook_scores_everything_and_naive_fails_every_design(
     for family in MODERN_FAMILIES:
         naive = [c for c in cells if c.key.model == "reference/naive" and c.family == family]
         assert naive and all(c.status == "wrong" for c in naive), family
+    # the report names the suite and shows each design; a release of the run verifies
+    index = write_report(config.out_dir, config.out_dir / "report", n_resamples=50)
+    summary = json.loads((index.parent / "summary.json").read_text())
+    assert summary["title"].endswith("the modern suite")
+    assert summary["families"] == ["FUZZY_RDD", "STAGGERED_DID", "SYNTHETIC_CONTROL"]
+    release = tmp_path / "release"
+    freeze_run(config.out_dir, release)
+    report = verify_release(release, reexecute=True, limit=6)
+    assert not report.hash_problems and not report.rescore_problems, report
+    assert report.reexecution is not None and report.reexecution.n_cells == 6
+    assert report.reexecution.problems == ()

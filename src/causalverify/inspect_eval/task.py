@@ -43,6 +43,21 @@ def _stages(suite_dir: str, protocol: str) -> tuple[Stages, RunConfig]:
     return default_stages(config), config
 
 
+@functools.cache
+def _rendered(suite_dir: str, scenario_id: str, language: Language, protocol: str) -> Any:
+    """The prompt of a scenario, rendered once for the task and its scorer alike."""
+    loaded = _suite(suite_dir)
+    stages, _ = _stages(suite_dir, protocol)
+    scenario = loaded.get(scenario_id)
+    return stages.render(
+        scenario,
+        loaded.read_data(scenario),
+        language=language,
+        protocol=protocol,
+        manifest=stages.manifest,
+    )
+
+
 def _messages(rendered: Any) -> list[ChatMessage]:
     out: list[ChatMessage] = []
     for m in rendered.messages:
@@ -77,16 +92,9 @@ def causalverify_task(
     if language not in ("r", "python"):
         raise ValueError(f"language must be 'r' or 'python', got {language!r}")
     loaded = _suite(suite)
-    stages, _ = _stages(str(loaded.root), protocol)
     samples = []
     for scenario in balanced_subset(loaded.scenarios, limit):
-        rendered = stages.render(
-            scenario,
-            loaded.read_data(scenario),
-            language=language,  # type: ignore[arg-type]
-            protocol=protocol,
-            manifest=stages.manifest,
-        )
+        rendered = _rendered(str(loaded.root), scenario.id, language, protocol)
         samples.append(
             Sample(
                 id=scenario.id,
@@ -121,13 +129,7 @@ def score_answer(
     loaded = _suite(suite_dir)
     stages, config = _stages(suite_dir, protocol)
     scenario = loaded.get(scenario_id)
-    rendered = stages.render(
-        scenario,
-        loaded.read_data(scenario),
-        language=language,
-        protocol=protocol,
-        manifest=stages.manifest,
-    )
+    rendered = _rendered(suite_dir, scenario_id, language, protocol)
     cell = CellTask(
         key=CellKey(scenario_id=scenario_id, model=model, language=language),
         scenario=scenario,

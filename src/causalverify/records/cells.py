@@ -126,6 +126,20 @@ class ScoreRecord(BaseModel):
     fitted_right: bool | None = None
 
 
+#: what a turn of a repair-mode cell holds of its own, under the same names as the cell's fields
+TURN_FIELDS: tuple[str, ...] = (
+    "response",
+    "code",
+    "execution",
+    "extraction",
+    "judge",
+    "extraction_disagree",
+    "scores",
+    "status",
+    "timings",
+)
+
+
 class TurnRecord(BaseModel):
     """One turn of a repair-mode cell: what the model was told, answered, and what that did.
 
@@ -164,33 +178,13 @@ class TurnRecord(BaseModel):
             turn=turn,
             feedback=feedback,
             request_sha256=request_sha256 or record.prompt_sha256,
-            response=record.response,
-            code=record.code,
-            execution=record.execution,
-            extraction=record.extraction,
-            judge=record.judge,
-            extraction_disagree=record.extraction_disagree,
-            scores=record.scores,
-            status=record.status,
-            timings=dict(record.timings),
+            **{name: getattr(record, name) for name in TURN_FIELDS},
         )
 
     def as_cell(self, cell: CellRecord) -> CellRecord:
         """``cell`` with this turn's response, code, execution and scores (to rescore it)."""
-        return cell.model_copy(
-            update={
-                "response": self.response,
-                "code": self.code,
-                "execution": self.execution,
-                "extraction": self.extraction,
-                "judge": self.judge,
-                "extraction_disagree": self.extraction_disagree,
-                "scores": self.scores,
-                "status": self.status,
-                "timings": dict(self.timings),
-                "turns": [],
-            }
-        )
+        update: dict[str, object] = {name: getattr(self, name) for name in TURN_FIELDS}
+        return cell.model_copy(update={**update, "turns": []})
 
 
 class CellRecord(BaseModel):

@@ -267,7 +267,6 @@ SCRIPT: Final[str] = r"""
     });
   }
   function route() {
-    var h = decodeURI(location.hash);
     if (location.hash.indexOf("#cell/") === 0) {
       showCell(location.hash.slice(6).split("/").map(decodeURIComponent));
       return;
@@ -285,7 +284,6 @@ SCRIPT: Final[str] = r"""
       render();
       $("explorer").scrollIntoView();
     }
-    return h;
   }
   window.addEventListener("hashchange", route);
   render();

@@ -76,13 +76,23 @@ def run_benchmark(
     started = time.perf_counter()
     if suite is None:
         suite = load_suite(config.suite_dir)
-    if stages is None:
-        stages = default_stages(config)
-        if isinstance(stages.sandbox, DaskSandbox):  # a cluster this run started, or joined
-            with contextlib.closing(stages.sandbox):
-                return run_benchmark(
-                    config, progress=progress, stages=stages, executor=executor, suite=suite
-                )
+    if stages is not None:
+        return _run(config, progress, stages, executor, suite, started)
+    stages = default_stages(config)
+    # a Dask cluster this run started, or joined, is let go when the run ends
+    own = stages.sandbox if isinstance(stages.sandbox, DaskSandbox) else None
+    with contextlib.closing(own) if own is not None else contextlib.nullcontext():
+        return _run(config, progress, stages, executor, suite, started)
+
+
+def _run(
+    config: RunConfig,
+    progress: ProgressCallback | None,
+    stages: Stages,
+    executor: Executor | None,
+    suite: Any,
+    started: float,
+) -> RunSummary:
     scenarios = balanced_subset(suite.scenarios, config.limit)
     keys = plan_cells(scenarios, config)
     stored = _stored_statuses(config.out_dir)

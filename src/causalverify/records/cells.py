@@ -27,6 +27,7 @@ CellStatus = Literal[
     "timeout",  # wall clock or CPU limit
     "resource_limit",  # memory, output or process limit, or killed
     "no_estimate",  # ran, but no effect could be extracted
+    "undecided",  # ran; the printed candidates disagree and the evidence does not separate them
     "wrong",  # extracted estimate outside the tolerance
     "correct",  # L2b+ pass
     "unscoreable",  # |canonical| < 1e-9: excluded from rates
@@ -80,13 +81,20 @@ class CodeRecord(BaseModel):
 
 
 class ExtractionCandidate(BaseModel):
-    """One plausible estimate the extractor saw (see ``ExtractionRecord.ambiguous``)."""
+    """One plausible estimate the extractor saw (see ``ExtractionRecord.ambiguous``).
+
+    ``value`` is the estimate the printed ``token`` stands for (a percent divided by 100);
+    ``score`` ranks the candidates (higher is better) and ``evidence`` names what decided it.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     value: float
     rule: str
     line: int | None = None
+    token: str | None = None
+    score: float | None = None
+    evidence: list[str] = Field(default_factory=list)
 
 
 class ExtractionRecord(BaseModel):
@@ -101,6 +109,9 @@ class ExtractionRecord(BaseModel):
     #: rule's choice, ``candidates`` lists one of each distinct number (the choice first)
     ambiguous: bool = False
     candidates: list[ExtractionCandidate] = Field(default_factory=list)
+    #: the evidence does not separate the candidates: ``value`` is None and ``candidates`` are
+    #: ranked, best first (scoring decides only when they all pass or all fail)
+    undecided: bool = False
 
 
 class ScoreRecord(BaseModel):

@@ -12,6 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from analysis_helpers import cell, ranked_panel
 from causalverify.analysis import (
+    IntervalSettings,
     add_unit,
     analyze_cells,
     bootstrap_rank_ci,
@@ -68,7 +69,8 @@ def test_rates_and_denominators_by_hand() -> None:
     assert (a["L2b_plus"].k, a["L2b_plus"].n) == (2, 4)  # ... but not for L2b+
     assert (b["L1"].k, b["L2a"].k, b["L2b"].k, b["L2b_plus"].k) == (4, 3, 3, 1)
     assert b["L2b_plus"].rate == pytest.approx(0.2)
-    assert (a["L2b_plus"].lo, a["L2b_plus"].hi) == wilson_interval(2, 4)
+    wilson = rates_by_unit(_small_table(), settings=IntervalSettings(method="wilson"))
+    assert (wilson["A"]["L2b_plus"].lo, wilson["A"]["L2b_plus"].hi) == wilson_interval(2, 4)
 
 
 def test_conditional_pass_and_executed_wrong_by_hand() -> None:

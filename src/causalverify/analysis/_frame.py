@@ -146,7 +146,11 @@ def prepare_cells(frame: pd.DataFrame) -> pd.DataFrame:
         if col not in ("L1", "L2a", "L2b", "unscoreable"):
             values = df[col] if col in df.columns else pd.Series(0, index=df.index)
             df[col] = pd.to_numeric(values, errors="coerce").fillna(0).astype(int)
-    df = df.loc[:, list(CELL_COLUMNS)]
+    # optional L2b+ bounds of cells the extractor left undecided (kept only when present)
+    bounds = [c for c in ("L2b_plus_lower", "L2b_plus_upper") if c in df.columns]
+    for col in bounds:
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    df = df.loc[:, [*CELL_COLUMNS, *bounds]]
     df = df.sort_values(["scenario_id", "model", "language", "sample"], kind="mergesort")
     return df.reset_index(drop=True)
 

@@ -1,7 +1,10 @@
-"""Pass rates with Wilson intervals, conditional pass rates and executed-but-wrong counts.
+"""Pass rates with scenario-clustered intervals, conditional pass rates and executed-but-wrong
+counts.
 
 Denominators: L1, L2a and L2b count every cell of a unit; L2b+ counts only scoreable cells
-(unscoreable cells are reported separately and are never a fail). The conditional rate
+(unscoreable cells are reported separately and are never a fail). Intervals treat the scenario as
+the cluster (see :mod:`._clustered`); :class:`Proportion` and :func:`proportion` keep the plain
+Wilson interval for counts whose units are independent (papers, calibration). The conditional rate
 P(L2b+ | L2b) and the executed-but-wrong share use the scoreable cells that executed.
 """
 
@@ -14,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from causalverify.analysis._clustered import IntervalSettings, Rate, clustered_rate
 from causalverify.analysis._frame import LAYERS
 
 
@@ -65,6 +69,10 @@ def proportion(k: int, n: int) -> Proportion:
     return Proportion(k=k, n=n, rate=k / n if n else math.nan, lo=lo, hi=hi)
 
 
+#: optional per-cell bounds of L2b+ for cells the extractor left undecided (NaN elsewhere)
+PLUS_BOUNDS: tuple[str, str] = ("L2b_plus_lower", "L2b_plus_upper")
+
+
 def layer_counts(cells: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """``layer -> (passes, denominator)`` for one group of cells."""
     scoreable = cells["unscoreable"] == 0
@@ -73,21 +81,72 @@ def layer_counts(cells: pd.DataFrame) -> dict[str, tuple[int, int]]:
     return out
 
 
-def rates_by_unit(cells: pd.DataFrame) -> dict[str, dict[str, Proportion]]:
-    """Per ranked unit (column ``unit``): a :class:`Proportion` for every layer."""
+def _plus_rate(cells: pd.DataFrame, settings: IntervalSettings | None, salt: str) -> Rate:
+    """L2b+ over the given scoreable cells; undecided cells (bounds present) enter as bounds."""
+    values = cells["L2b_plus"].astype(float)
+    lower = upper = None
+    if all(col in cells.columns for col in PLUS_BOUNDS):
+        undecided = cells[PLUS_BOUNDS[1]].notna() & (cells["L2b"] == 1)
+        values = values.where(~undecided, np.nan)
+        lower, upper = cells[PLUS_BOUNDS[0]].fillna(0.0), cells[PLUS_BOUNDS[1]].fillna(0.0)
+    return clustered_rate(
+        values.fillna(0.0) if lower is None else values,
+        cells["scenario_id"],
+        settings=settings,
+        salt=salt,
+        lower=lower,
+        upper=upper,
+    )
+
+
+def layer_rates(
+    cells: pd.DataFrame, *, settings: IntervalSettings | None = None, salt: str = ""
+) -> dict[str, Rate]:
+    """``layer -> Rate`` for one group of cells: L1, L2a, L2b over every cell, L2b+ over the
+    scoreable ones, each clustered by scenario."""
+    out = {
+        layer: clustered_rate(
+            cells[layer].astype(float), cells["scenario_id"], settings=settings, salt=salt + layer
+        )
+        for layer in LAYERS[:3]
+    }
+    scoreable = cells[cells["unscoreable"] == 0]
+    out["L2b_plus"] = _plus_rate(scoreable, settings, salt + "L2b_plus")
+    return out
+
+
+def rates_by_unit(
+    cells: pd.DataFrame, *, settings: IntervalSettings | None = None
+) -> dict[str, dict[str, Rate]]:
+    """Per ranked unit (column ``unit``): a :class:`Rate` for every layer."""
     return {
-        str(unit): {layer: proportion(*kn) for layer, kn in layer_counts(group).items()}
+        str(unit): layer_rates(group, settings=settings, salt=f"{unit}|")
         for unit, group in cells.groupby("unit", sort=True)
     }
 
 
-def rates_by_unit_family(cells: pd.DataFrame) -> dict[str, dict[str, dict[str, Proportion]]]:
-    """Per unit and design family (``method``): a :class:`Proportion` for every layer."""
-    out: dict[str, dict[str, dict[str, Proportion]]] = {}
-    for (unit, family), group in cells.groupby(["unit", "method"], sort=True):
-        out.setdefault(str(unit), {})[str(family)] = {
-            layer: proportion(*kn) for layer, kn in layer_counts(group).items()
-        }
+def rates_by_unit_family(
+    cells: pd.DataFrame, *, settings: IntervalSettings | None = None
+) -> dict[str, dict[str, dict[str, Rate]]]:
+    """Per unit and design family (``method``): a :class:`Rate` for every layer."""
+    return _rates_by(cells, "method", settings)
+
+
+def rates_by_unit_language(
+    cells: pd.DataFrame, *, settings: IntervalSettings | None = None
+) -> dict[str, dict[str, dict[str, Rate]]]:
+    """Per unit and language: a :class:`Rate` for every layer."""
+    return _rates_by(cells, "language", settings)
+
+
+def _rates_by(
+    cells: pd.DataFrame, column: str, settings: IntervalSettings | None
+) -> dict[str, dict[str, dict[str, Rate]]]:
+    out: dict[str, dict[str, dict[str, Rate]]] = {}
+    for (unit, value), group in cells.groupby(["unit", column], sort=True):
+        out.setdefault(str(unit), {})[str(value)] = layer_rates(
+            group, settings=settings, salt=f"{unit}|{column}={value}|"
+        )
     return out
 
 
@@ -95,30 +154,37 @@ def _executed_scoreable(cells: pd.DataFrame) -> pd.DataFrame:
     return cells[(cells["L2b"] == 1) & (cells["unscoreable"] == 0)]
 
 
-def conditional_pass(cells: pd.DataFrame) -> dict[str, Proportion]:
+def conditional_pass(
+    cells: pd.DataFrame, *, settings: IntervalSettings | None = None
+) -> dict[str, Rate]:
     """P(L2b+ | L2b) per unit: passes among scoreable cells that executed."""
     executed = _executed_scoreable(cells)
-    out: dict[str, Proportion] = {}
-    for unit in sorted(cells["unit"].unique()):
-        group = executed[executed["unit"] == unit]
-        out[str(unit)] = proportion(int((group["L2b_plus"] == 1).sum()), len(group))
-    return out
+    return {
+        str(unit): _plus_rate(executed[executed["unit"] == unit], settings, f"{unit}|cond")
+        for unit in sorted(cells["unit"].unique())
+    }
 
 
-def executed_wrong(cells: pd.DataFrame) -> dict[str, Proportion]:
+def executed_wrong(
+    cells: pd.DataFrame, *, settings: IntervalSettings | None = None
+) -> dict[str, Rate]:
     """Executed but wrong (L2b = 1 and L2b+ = 0, including "no estimate"), per unit and overall.
 
     Returns
     -------
     dict
-        ``unit -> Proportion`` plus the key ``"__all__"`` for the pooled count.
+        ``unit -> Rate`` plus the key ``"__all__"`` for the pooled count.
     """
     executed = _executed_scoreable(cells)
-    out: dict[str, Proportion] = {}
+    out: dict[str, Rate] = {}
+
+    def wrong(group: pd.DataFrame, salt: str) -> Rate:
+        values = (group["L2b_plus"] == 0).astype(float)
+        return clustered_rate(values, group["scenario_id"], settings=settings, salt=salt)
+
     for unit in sorted(cells["unit"].unique()):
-        group = executed[executed["unit"] == unit]
-        out[str(unit)] = proportion(int((group["L2b_plus"] == 0).sum()), len(group))
-    out["__all__"] = proportion(int((executed["L2b_plus"] == 0).sum()), len(executed))
+        out[str(unit)] = wrong(executed[executed["unit"] == unit], f"{unit}|wrong")
+    out["__all__"] = wrong(executed, "all|wrong")
     return out
 
 

@@ -10,6 +10,12 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
+from causalverify.analysis._clustered import (
+    DEFAULT_SEED,
+    N_RESAMPLES,
+    CiMethod,
+    IntervalSettings,
+)
 from causalverify.analysis._frame import (
     COMPARED_LAYERS,
     LAYERS,
@@ -19,6 +25,7 @@ from causalverify.analysis._frame import (
     prepare_cells,
 )
 from causalverify.analysis._invariance import language_invariance
+from causalverify.analysis._paired import design_power, pairwise_comparisons, rank_intervals
 from causalverify.analysis._ranking import (
     bootstrap_rank_ci,
     compare_rankings,
@@ -30,6 +37,7 @@ from causalverify.analysis._rates import (
     executed_wrong,
     rates_by_unit,
     rates_by_unit_family,
+    rates_by_unit_language,
     unscoreable_counts,
 )
 from causalverify.analysis._robustness import (
@@ -41,8 +49,6 @@ from causalverify.analysis._robustness import (
 from causalverify.analysis._taxonomy import extraction_profile, rel_error_profile, taxonomy
 
 SCHEMA: Final[str] = "causalverify.summary/1"
-DEFAULT_SEED: Final[int] = 20260
-N_RESAMPLES: Final[int] = 1000
 #: decimals kept for every float in ``summary.json``
 DECIMALS: Final[int] = 6
 
@@ -53,6 +59,8 @@ def analyze_cells(
     seed: int = DEFAULT_SEED,
     unit: Unit = "model",
     n_resamples: int = N_RESAMPLES,
+    ci: CiMethod = "cluster",
+    confidence: float = 0.95,
 ) -> dict[str, Any]:
     """Run every analysis on a per-cell frame.
 
@@ -66,7 +74,13 @@ def analyze_cells(
         What is ranked: ``"model"`` pools languages and samples of a model; ``"model_language"``
         ranks each (model, language) pair.
     n_resamples
-        Bootstrap resamples.
+        Bootstrap resamples (rank correlations, rank intervals, and ``ci="bootstrap"``).
+    ci
+        Interval of every rate: ``"cluster"`` (clustered standard error, t on C−1 df),
+        ``"bootstrap"`` (scenario-cluster percentile bootstrap, seeded by ``seed``) or
+        ``"wilson"`` (cells as independent); see :mod:`causalverify.analysis._clustered`.
+    confidence
+        Coverage of every interval.
 
     Returns
     -------
@@ -92,14 +106,20 @@ def analyze_cells(
             "retry them"
         )
     rng = np.random.default_rng(seed)
-    rates = rates_by_unit(df)
+    settings = IntervalSettings(
+        method=ci, confidence=confidence, seed=seed, n_resamples=n_resamples
+    )
+    rates = rates_by_unit(df, settings=settings)
     plus = {u: rates[u]["L2b_plus"].rate for u in rates}
     comparisons = {
         layer: compare_rankings({u: rates[u][layer].rate for u in rates}, plus)
         for layer in COMPARED_LAYERS
     }
     boot = bootstrap_rank_ci(df, rng=rng, n_resamples=n_resamples)
-    wrong = executed_wrong(df)
+    wrong = executed_wrong(df, settings=settings)
+    conditional = conditional_pass(df, settings=settings)
+    order = ordered_units(plus)
+    pairwise = pairwise_comparisons(df, order, settings=settings)
     pooled = wrong.pop("__all__")
     summary: dict[str, Any] = {
         "schema": SCHEMA,
@@ -115,9 +135,13 @@ def analyze_cells(
         "n_scoreable": int((df["unscoreable"] == 0).sum()),
         "rates": {u: {lay: p.rate for lay, p in r.items()} for u, r in rates.items()},
         "rates_detail": {u: {lay: p.as_dict() for lay, p in r.items()} for u, r in rates.items()},
-        "rates_by_family": _family_rates(df),
-        "conditional_pass": {u: p.rate for u, p in conditional_pass(df).items()},
-        "conditional_pass_detail": {u: p.as_dict() for u, p in conditional_pass(df).items()},
+        "intervals": settings.as_dict(),
+        "rates_by_family": _nested(rates_by_unit_family(df, settings=settings)),
+        "conditional_pass": {u: p.rate for u, p in conditional.items()},
+        "conditional_pass_detail": {u: p.as_dict() for u, p in conditional.items()},
+        "pairwise": pairwise,
+        "rank_intervals": rank_intervals(df, settings=settings),
+        "power": design_power(df, pairwise["pairs"]),
         "executed_wrong": {
             "count": pooled.k,
             "denominator": pooled.n,
@@ -140,6 +164,8 @@ def analyze_cells(
     for label, entry in tolerance_sweep(df, tolerances=TOLERANCES).items():
         summary["tolerance_sweep"][label] = entry.pop("passes")
         summary["tolerance_sweep_detail"][label] = entry
+    if df["language"].nunique() > 1:
+        summary["rates_by_language"] = _nested(rates_by_unit_language(df, settings=settings))
     invariance = language_invariance(df)
     if invariance is not None:  # runs with both languages
         summary["language_invariance"] = invariance
@@ -155,12 +181,11 @@ def incomplete_counts(unanswered: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def _family_rates(df: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
+def _nested(rates: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """``unit -> group -> layer -> Rate`` as plain dicts."""
     return {
-        u: {
-            fam: {lay: p.as_dict() for lay, p in by_layer.items()} for fam, by_layer in fams.items()
-        }
-        for u, fams in rates_by_unit_family(df).items()
+        u: {g: {lay: p.as_dict() for lay, p in by_layer.items()} for g, by_layer in groups.items()}
+        for u, groups in rates.items()
     }
 
 

@@ -308,3 +308,24 @@ def test_daemon_does_not_outlive_the_cell(sandbox: Sandbox, language: Language) 
     assert res.status == "ok", res.stderr
     assert "DAEMON_RUNNING" in res.stdout  # the daemon really started inside
     assert _host_processes_with(seconds) == []  # and is gone once run() returned
+
+
+CLOSE_AND_STAY = {
+    # the interpreter itself keeps running with no descriptor left
+    "sleep": "import os, time\nos.closerange(0, 1 << 16)\ntime.sleep(75)\n",
+    # a fresh program image, still PID 1 of the cell, holding nothing
+    "exec": "import os\nos.closerange(0, 1 << 16)\nos.execv('/bin/sleep', ['sleep', '75'])\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(CLOSE_AND_STAY))
+def test_closing_every_descriptor_does_not_escape_the_wall_clock(
+    sandbox: Sandbox, how: str
+) -> None:
+    # the deadline holds whatever the cell does with its pipes (and the fit log's)
+    limits = Limits(wall_seconds=3, cpu_seconds=10, memory_mb=1024, max_processes=32)
+    res = sandbox.run(CLOSE_AND_STAY[how], "python", {"data/s001.csv": b"a\n1\n"}, limits)
+    assert res.status == "timeout", res
+    assert res.wall_seconds < 3 + 10, res  # not the 75 s the script asked for
+    after = sandbox.run("print(1)", "python", {}, FAST)
+    assert after.status == "ok" and after.stdout == "1\n", after

@@ -7,19 +7,23 @@ these are the attacks that only make sense when cells share a parent.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from causalverify.runner import REFERENCE_PANEL, RunConfig, run_benchmark
+from causalverify.models import get_provider
+from causalverify.runner import REFERENCE_PANEL, RunConfig, default_stages, run_benchmark
 from causalverify.sandbox import ExecResult, Limits
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.scenarios import build_suite
 from causalverify.store import RunStore
+from fake_openai import FakeOpenAIServer, Reply
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -258,3 +262,44 @@ def test_the_reference_panel_scores_the_same_warm_and_cold(tmp_path: Path) -> No
         assert cell == cold_cells[key], key
     statuses = {c["status"] for c in warm_cells.values()}
     assert {"correct", "wrong"} <= statuses, statuses
+
+
+@pytest.mark.parametrize("warm_path", [True, False], ids=["warm", "cold"])
+def test_a_cell_that_closes_its_descriptors_is_a_stored_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm_path: bool
+) -> None:
+    # a cell that closes stdout, stderr and the fit log and sleeps on is that cell's timeout:
+    # the run stores it and goes on to the next cell
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    suite = tmp_path / "suite"
+    build_suite(suite, suite="smoke")
+    hostile = "```python\nimport os, time\nos.closerange(0, 1 << 16)\ntime.sleep(75)\n```\n"
+
+    def answer(_request: dict[str, Any]) -> Reply:
+        return Reply(content=hostile)
+
+    config = RunConfig(
+        suite_dir=suite,
+        out_dir=tmp_path / "run",
+        models=("openai/closer",),
+        languages=("python",),
+        limit=2,
+        workers=2,
+        cache_path=tmp_path / "cache.sqlite",
+        warm=warm_path,
+        limits=Limits(wall_seconds=3, cpu_seconds=10, memory_mb=1024, max_processes=32),
+    )
+    with FakeOpenAIServer(responder=answer) as server:
+        stages = dataclasses.replace(
+            default_stages(config),
+            make_provider=lambda spec: get_provider(spec, base_url=server.url),
+        )
+        summary = run_benchmark(config, stages=stages)
+    assert summary.total == 2 and summary.computed == 2, summary
+    with RunStore.open(config.out_dir) as store:
+        records = list(store.iter_cells())
+    assert len(records) == 2
+    for record in records:
+        assert record.execution is not None, record
+        assert record.execution.status == "timeout", record.execution
+        assert record.execution.wall_seconds < 3 + 10, record.execution

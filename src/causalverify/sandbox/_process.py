@@ -15,6 +15,8 @@ from typing import Literal
 EndReason = Literal["exited", "timeout", "output_limit"]
 
 _CHUNK = 65536
+#: how often a process whose pipes are all closed is polled (doubling from the first to the max)
+_IDLE_FIRST, _IDLE_MAX = 0.002, 0.1
 
 
 @dataclass
@@ -78,16 +80,29 @@ def _pump(
     deadline: float,
     exit_grace: float,
 ) -> tuple[EndReason, bool]:
-    """Read the pipes until both close; return why reading stopped and if the tree must die."""
+    """Read the pipes until the process has exited and every pipe is closed; return why
+    reading stopped and whether the tree must die.
+
+    The deadline holds until the process has exited, whatever it did with its pipes: a script
+    that closes them all and keeps running is still killed at the deadline.
+    """
     exited_at: float | None = None
+    idle = _IDLE_FIRST
     with selectors.DefaultSelector() as sel:
         for fd in streams:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
-        while sel.get_map():
+        while True:
             now = time.monotonic()
             if now >= deadline:
                 return "timeout", True
+            if not sel.get_map():
+                # every pipe is closed: only the process itself is left to wait for
+                if exited_at is not None or exited():
+                    return "exited", False
+                time.sleep(min(idle, deadline - now))
+                idle = min(idle * 2, _IDLE_MAX)
+                continue
             if exited_at is not None and now - exited_at > exit_grace:
                 return "exited", True  # something left behind still holds the pipes
             events = sel.select(timeout=min(0.2, deadline - now))
@@ -103,7 +118,6 @@ def _pump(
                     sel.unregister(fd)
                 elif streams[fd].feed(chunk):
                     return "output_limit", True
-    return "exited", False
 
 
 def supervise(

@@ -12,7 +12,10 @@ namespace, so killing it kills everything it started. A cell's output is what a 
 prints; only its time and memory figures differ (the preloaded modules are already resident).
 
 If the interpreter cannot be started, or anything about a cell's hand-over fails before the
-cell starts, that cell runs cold: the warm path only ever saves time.
+cell starts (or its keeper, which the cell cannot reach, fails to report how it ended), that
+cell runs cold: the warm path only ever saves time. Nothing a cell does decides how long the
+harness waits for it: the deadline holds until the cell has exited (see
+:mod:`causalverify.sandbox._process`), whatever it did with its descriptors.
 """
 
 from __future__ import annotations
@@ -141,7 +144,8 @@ class _Live:
 
 
 class _Handover(Exception):
-    """The cell could not be handed to the warm interpreter (it never started)."""
+    """The cell could not be handed to the warm interpreter (it never started), or the keeper
+    that runs it failed; either way the cell runs cold instead."""
 
 
 def _memfd(content: bytes) -> int:
@@ -442,5 +446,7 @@ class WarmInterpreter:
             side_cap=fitlog.MAX_BYTES,
         )
         if "error" in report:
-            return unavailable(f"sandbox setup failed: {report['error']}")
+            # the cell's world could not be built, or its keeper did not say how it ended:
+            # neither is the script's doing, so the cell runs again, cold
+            raise _Handover(f"the cell's keeper failed: {report['error']}")
         return to_result(outcome, RunFacts(limits=limits, sandboxed=True, signal_in_exit_code=True))

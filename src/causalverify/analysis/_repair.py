@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from math import comb
 from typing import Any
 
+from causalverify.analysis._clustered import IntervalSettings, clustered_rate
 from causalverify.records import CellRecord, TurnRecord
 
 
@@ -33,15 +34,32 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - comb(n - c, k) / comb(n, k)
 
 
-def _model_entry(cells: list[CellRecord], max_turns: int) -> dict[str, Any]:
+def _interval(
+    values: list[bool], scenarios: list[str], settings: IntervalSettings, salt: str
+) -> list[float] | None:
+    if not values:
+        return None
+    rate = clustered_rate([float(v) for v in values], scenarios, settings=settings, salt=salt)
+    return [rate.lo, rate.hi]
+
+
+def _model_entry(
+    model: str, cells: list[CellRecord], max_turns: int, settings: IntervalSettings
+) -> dict[str, Any]:
     scored = [c for c in cells if c.status != "unscoreable"]
     states = [c.turn_states() for c in scored]
+    scenarios = [c.key.scenario_id for c in scored]
     by_turn: dict[str, list[float | None]] = {"L2b": [], "L2b_plus": [], "executed_wrong": []}
+    intervals: dict[str, list[list[float] | None]] = {"L2b": [], "L2b_plus": []}
     for t in range(1, max_turns + 1):
         at = [_state(turns, t) for turns in states]
-        by_turn["L2b"].append(_rate([bool(s.scores and s.scores.L2b) for s in at]))
-        by_turn["L2b_plus"].append(_rate([bool(s.scores and s.scores.L2b_plus) for s in at]))
+        executed = [bool(s.scores and s.scores.L2b) for s in at]
+        right = [bool(s.scores and s.scores.L2b_plus) for s in at]
+        by_turn["L2b"].append(_rate(executed))
+        by_turn["L2b_plus"].append(_rate(right))
         by_turn["executed_wrong"].append(_rate([s.status == "wrong" for s in at]))
+        intervals["L2b"].append(_interval(executed, scenarios, settings, f"{model}|L2b|{t}"))
+        intervals["L2b_plus"].append(_interval(right, scenarios, settings, f"{model}|L2b+|{t}"))
     successes = sum(bool(c.scores and c.scores.L2b_plus) for c in scored)
     every_turn = [turn for c in cells for turn in c.turn_states()]
     responses = [t.response for t in every_turn if t.response is not None]
@@ -61,6 +79,8 @@ def _model_entry(cells: list[CellRecord], max_turns: int) -> dict[str, Any]:
         "mean_turns": sum(len(c.turn_states()) for c in cells) / len(cells) if cells else None,
         "L2b_by_turn": by_turn["L2b"],
         "L2b_plus_by_turn": by_turn["L2b_plus"],
+        "L2b_by_turn_ci": intervals["L2b"],
+        "L2b_plus_by_turn_ci": intervals["L2b_plus"],
         "executed_wrong_by_turn": by_turn["executed_wrong"],
         "repair_gain": {
             "L2b": gain(by_turn["L2b"]),
@@ -92,14 +112,20 @@ def _pass_at_k(cells: list[CellRecord]) -> dict[str, float]:
 
 
 def repair_summary(
-    records: Iterable[CellRecord], max_turns: int, models: Sequence[str] | None = None
+    records: Iterable[CellRecord],
+    max_turns: int,
+    models: Sequence[str] | None = None,
+    *,
+    settings: IntervalSettings | None = None,
 ) -> dict[str, Any]:
     """``summary.json["repair"]``: per model (in ``models`` order, then the rest sorted), the
-    by-turn rates (lists, index 0 = turn 1), the repair gain (turn K minus turn 1), turns used,
+    by-turn rates (lists, index 0 = turn 1) with their scenario-clustered intervals
+    (``*_by_turn_ci``: ``[lo, hi]`` per turn), the repair gain (turn K minus turn 1), turns used,
     tokens and cost per L2b+ success and pass@k over samples."""
+    settings = settings or IntervalSettings()
     by_model: dict[str, list[CellRecord]] = defaultdict(list)
     for record in records:
         by_model[record.key.model].append(record)
     order = [m for m in (models or ()) if m in by_model]
     order += sorted(set(by_model) - set(order))
-    return {model: _model_entry(by_model[model], max_turns) for model in order}
+    return {model: _model_entry(model, by_model[model], max_turns, settings) for model in order}

@@ -20,6 +20,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: values of ``--format`` for a published per-cell table or release
 PUBLISHED_FORMATS: tuple[str, ...] = ("causalverify-2026",)
+#: how the interval of a rate is computed (see ``causalverify.analysis.CI_METHODS``)
+CI_CHOICES: tuple[str, ...] = ("cluster", "bootstrap", "wilson")
 #: what a ranking ranks: models (languages pooled) or each (model, language) pair
 UNITS: tuple[str, ...] = ("model", "model_language")
 
@@ -135,4 +137,17 @@ def resamples_option() -> Callable[[F], F]:
         default=1000,
         show_default=True,
         help="Bootstrap resamples for the rank-correlation intervals.",
+    )
+
+
+def ci_option() -> Callable[[F], F]:
+    """``--ci``: the interval of every rate (scenario-clustered by default)."""
+    return click.option(
+        "--ci",
+        type=click.Choice(CI_CHOICES),
+        default="cluster",
+        show_default=True,
+        help="Intervals: cluster = clustered standard error by scenario, t on C-1 df; "
+        "bootstrap = scenario-cluster percentile bootstrap (--seed, --resamples; recorded); "
+        "wilson = every cell independent (single sample, single language).",
     )

@@ -9,12 +9,26 @@ from typing import Any
 import click
 
 from causalverify.cli._common import friendly_errors, step_progress
-from causalverify.cli._options import published_format_option, resamples_option, unit_option
+from causalverify.cli._options import (
+    ci_option,
+    published_format_option,
+    resamples_option,
+    unit_option,
+)
 from causalverify.errors import CausalVerifyError
 from causalverify.progress import tell
 
 #: tables printed to the terminal, in order
-SHOWN = ("leaderboard", "executed_wrong", "rank_agreement", "stability", "sweep", "taxonomy")
+SHOWN = (
+    "leaderboard",
+    "pairwise",
+    "power",
+    "executed_wrong",
+    "rank_agreement",
+    "stability",
+    "sweep",
+    "taxonomy",
+)
 
 
 def _print_tables(summary: dict[str, Any]) -> None:
@@ -23,7 +37,7 @@ def _print_tables(summary: dict[str, Any]) -> None:
     from causalverify.cli._tables import print_legend, print_table, short_names
     from causalverify.report import incomplete_banner
     from causalverify.report._catalog import all_tables
-    from causalverify.report._render import settings_line
+    from causalverify.report._render import power_lines, settings_line
 
     console = Console()
     banner = incomplete_banner(summary)
@@ -32,6 +46,8 @@ def _print_tables(summary: dict[str, Any]) -> None:
     settings = settings_line(summary)
     if settings:
         console.print(settings, markup=False)
+    for line in power_lines(summary):
+        console.print(line, markup=False)
     names = short_names(summary["rankings"]["L2b_plus"]["order"])
     print_legend(console, names)
     for spec in all_tables(summary):
@@ -88,6 +104,7 @@ def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
     help="Also write the full report (summary.json, figures, index.html) here.",
 )
 @resamples_option()
+@ci_option()
 @friendly_errors
 def analyze(
     run_dir: Path | None,
@@ -99,9 +116,14 @@ def analyze(
     as_json: bool,
     out: Path | None,
     resamples: int,
+    ci: str,
 ) -> None:
-    """Rates, rank agreement, robustness and failure taxonomy of RUN_DIR or --cells FILE.csv."""
-    from causalverify.analysis import DEFAULT_SEED, Unit, analyze_cells, dumps_summary
+    """Rates, rank agreement, robustness and failure taxonomy of RUN_DIR or --cells FILE.csv.
+
+    Every rate has a scenario-clustered 95% interval (--ci); models are compared in pairs over
+    shared scenarios, and the minimum detectable difference of the design is printed.
+    """
+    from causalverify.analysis import DEFAULT_SEED, CiMethod, Unit, analyze_cells, dumps_summary
 
     frame = _load(run_dir, cells, fmt)
     unknown = sorted(set(exclude_model) - set(frame["model"].astype(str)))
@@ -110,6 +132,9 @@ def analyze(
     frame = frame[~frame["model"].astype(str).isin(exclude_model)]
     chosen_seed = DEFAULT_SEED if seed is None else seed
     chosen_unit: Unit = "model_language" if unit == "model_language" else "model"
+    method: CiMethod = (
+        "bootstrap" if ci == "bootstrap" else "wilson" if ci == "wilson" else "cluster"
+    )
     if out is not None:
         from causalverify.report import write_report
 
@@ -121,13 +146,14 @@ def analyze(
                 unit=chosen_unit,
                 n_resamples=resamples,
                 progress=progress,
+                ci=method,
             )
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     else:
         with step_progress(as_json) as progress:
             tell(progress, f"analysing (bootstrap, {resamples} resamples)")
             summary = analyze_cells(
-                frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples
+                frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples, ci=method
             )
     if as_json:
         click.echo(dumps_summary(summary), nl=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from causalverify.cli._common import friendly_errors, step_progress
-from causalverify.cli._options import quiet_option, resamples_option, unit_option
+from causalverify.cli._options import ci_option, quiet_option, resamples_option, unit_option
 
 
 @click.command("report")
@@ -24,6 +24,7 @@ from causalverify.cli._options import quiet_option, resamples_option, unit_optio
 @click.option("--title", default=None, help="Report title.")
 @unit_option()
 @resamples_option()
+@ci_option()
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout after writing.")
 @quiet_option
 @friendly_errors
@@ -34,6 +35,7 @@ def report(
     title: str | None,
     unit: str,
     resamples: int,
+    ci: str,
     as_json: bool,
     quiet: bool,
 ) -> None:
@@ -56,6 +58,7 @@ def report(
             unit="model_language" if unit == "model_language" else "model",
             n_resamples=resamples,
             progress=progress,
+            ci="bootstrap" if ci == "bootstrap" else "wilson" if ci == "wilson" else "cluster",
         )
     if as_json:
         click.echo((index.parent / "summary.json").read_text(encoding="utf-8"), nl=False)

@@ -9,10 +9,13 @@ from typing import Any
 from causalverify.report._tables import (
     Table,
     by_family,
+    by_language,
     executed_wrong,
     extraction,
     language_table,
     leaderboard,
+    pairwise,
+    power,
     rank_agreement,
     rel_error,
     stability,
@@ -26,18 +29,16 @@ from causalverify.report.repair import repair_tables
 
 def all_tables(s: Mapping[str, Any]) -> list[Table]:
     """Every report table, in display order."""
-    builders = (
-        leaderboard,
-        by_family,
-        executed_wrong,
-        rank_agreement,
-        stability,
-        sweep,
-        taxonomy,
-        extraction,
-        rel_error,
-    )
-    tables = [build(s) for build in builders]
+    tables = [leaderboard(s)]
+    if s.get("pairwise", {}).get("pairs"):  # two or more units
+        tables.append(pairwise(s))
+    if s.get("power"):
+        tables.append(power(s))
+    tables.append(by_family(s))
+    if s.get("rates_by_language"):  # only for runs with more than one language
+        tables.append(by_language(s))
+    builders = (executed_wrong, rank_agreement, stability, sweep, taxonomy, extraction, rel_error)
+    tables += [build(s) for build in builders]
     if s.get("language_invariance"):  # only for runs with both languages
         tables.append(language_table(s["language_invariance"]))
     if s.get("repair"):  # only for repair-mode runs

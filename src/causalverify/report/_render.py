@@ -23,6 +23,7 @@ table { border-collapse: collapse; margin: 0.5rem 0; font-size: 0.9rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f2f2f2; }
+tr.tied td { background: #e6f2e6; }
 .note { color: #555; font-size: 0.85rem; }
 figure { margin: 1rem 0; } img { max-width: 100%; }
 figcaption { color: #555; font-size: 0.85rem; }
@@ -76,7 +77,26 @@ def _overview(s: Mapping[str, Any]) -> list[str]:
         f"Executed but wrong: {ew['count']} of {ew['denominator']} executed scoreable cells.",
         f"Kendall τ-b between the L2b and L2b+ rankings: {num(tau.get('kendall_tau'))}"
         f" (Spearman ρ {num(tau.get('spearman_rho'))}).",
+        *power_lines(s),
     ]
+
+
+def power_lines(s: Mapping[str, Any]) -> list[str]:
+    """Who is tied with #1, and the smallest L2b+ difference this design detects."""
+    lines = []
+    tied = (s.get("pairwise") or {}).get("tied_with_leader") or []
+    if len(tied) > 1:
+        lines.append(
+            f"Not distinguishable from #1 on L2b+ (Holm-adjusted exact test, 5%): "
+            f"{', '.join(tied[1:])}."
+        )
+    mde = (s.get("power") or {}).get("mde")
+    if mde is not None:
+        lines.append(
+            f"With {s['power']['scenarios']} scenarios the smallest L2b+ difference between two "
+            f"models this design detects with 80% power is {100 * mde:.0f} pp."
+        )
+    return lines
 
 
 def _md_table(table: Table) -> str:
@@ -106,9 +126,12 @@ def _html_table(table: Table, *, collapsed: bool = False) -> str:
     esc = html.escape
     head = "".join(f"<th>{esc(c)}</th>" for c in table.header)
     links = table.links or tuple(("",) * len(row) for row in table.rows)
+    classes = table.row_classes or ("",) * len(table.rows)
     body = "".join(
-        "<tr>" + "".join(_html_cell(c, a) for c, a in zip(row, link, strict=True)) + "</tr>"
-        for row, link in zip(table.rows, links, strict=True)
+        (f'<tr class="{esc(cls)}">' if cls else "<tr>")
+        + "".join(_html_cell(c, a) for c, a in zip(row, link, strict=True))
+        + "</tr>"
+        for row, link, cls in zip(table.rows, links, classes, strict=True)
     )
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
     grid = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"

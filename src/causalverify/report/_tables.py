@@ -26,6 +26,8 @@ class Table:
     note: str = ""
     #: per cell, the cell explorer's address of the cells behind the number ("" for none)
     links: tuple[tuple[str, ...], ...] = ()
+    #: per row, an HTML class ("tied": not distinguishable from #1, shaded); "" for none
+    row_classes: tuple[str, ...] = ()
 
 
 def cells_link(**filters: str) -> str:
@@ -48,27 +50,106 @@ def flag(value: bool | None) -> str:
     return "–" if value is None else ("yes" if value else "no")
 
 
-def _ci(entry: Mapping[str, Any]) -> str:
-    return f"{pct(entry['rate'])} [{pct(entry['lo'])}, {pct(entry['hi'])}]"
+def _ci(entry: Mapping[str, Any] | None) -> str:
+    """``"88.1% [80.2%, 94.0%]"``; an undecided share shows its bounds (``"40.0–46.7% [...]"``)."""
+    if entry is None:
+        return "–"
+    rate = pct(entry["rate"])
+    if entry.get("undecided"):
+        rate = f"{pct(entry['rate'])}–{pct(entry['rate_upper'])}"
+    if entry.get("lo") is None or entry.get("hi") is None:
+        return rate
+    return f"{rate} [{pct(entry['lo'])}, {pct(entry['hi'])}]"
+
+
+def interval_label(s: Mapping[str, Any]) -> str:
+    """``"95% CI, scenario-clustered"`` (or bootstrap, or Wilson), from ``summary["intervals"]``."""
+    iv = s.get("intervals") or {"method": "wilson", "confidence": 0.95}
+    level = f"{100 * iv.get('confidence', 0.95):.0f}%"
+    kind = {
+        "cluster": "scenario-clustered",
+        "bootstrap": "scenario bootstrap",
+        "wilson": "Wilson",
+    }.get(iv["method"], iv["method"])
+    return f"{level} CI, {kind}"
+
+
+def interval_note(s: Mapping[str, Any]) -> str:
+    """One sentence on how the intervals were computed."""
+    iv = s.get("intervals") or {"method": "wilson"}
+    if iv["method"] == "cluster":
+        return (
+            "Intervals treat the scenario as the cluster (a scenario's languages, samples and "
+            "turns are not independent): clustered standard error, t on C−1 degrees of freedom; "
+            "Wilson on the scenarios when no scenario differs from another."
+        )
+    if iv["method"] == "bootstrap":
+        return (
+            f"Intervals: scenario-cluster percentile bootstrap, {iv.get('n_resamples')} "
+            f"resamples, seed {iv.get('seed')}."
+        )
+    return "Intervals: Wilson, every cell counted as independent."
+
+
+def _pvalue(p: float | None) -> str:
+    if p is None:
+        return "–"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _pp(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:+.1f} pp"
+
+
+def _vs_leader(s: Mapping[str, Any]) -> dict[str, str]:
+    """Each unit against #1: ``"#1"``, ``"tied with #1"`` or ``"−12.0 pp, p = 0.004"``."""
+    pairwise = s.get("pairwise") or {}
+    leader = pairwise.get("leader")
+    if leader is None:
+        return {}
+    out = {leader: "#1"}
+    tied = set(pairwise.get("tied_with_leader", ()))
+    for e in pairwise.get("pairs", ()):
+        if e["a"] != leader:
+            continue
+        if e["b"] in tied:
+            out[e["b"]] = "tied with #1"
+        elif e["n"]:
+            p = _pvalue(e.get("p_holm_leader"))
+            out[e["b"]] = f"{_pp(-e['difference'])}, p {p if p.startswith('<') else '= ' + p}"
+    return out
 
 
 def leaderboard(s: Mapping[str, Any]) -> Table:
-    """Units in L2b+ order with every layer's rate and the L2b+ Wilson interval."""
+    """Units in L2b+ order with every layer's rate and interval, the rank interval and whether
+    the unit is distinguishable from #1."""
     rows = []
     links = []
+    classes = []
     places = standing(s)
+    vs = _vs_leader(s)
+    tied = set((s.get("pairwise") or {}).get("tied_with_leader", ()))
+    ranks = s.get("rank_intervals") or {}
     for unit in s["rankings"]["L2b_plus"]["order"]:
-        r, d = s["rates"][unit], s["rates_detail"][unit]
+        d = s["rates_detail"][unit]
         link = cells_link(unit=unit)
-        links.append(("", link, link, link, link, link, link, "", ""))
+        links.append(("", link, link, link, link, link, link, "", "", "", ""))
+        classes.append("tied" if unit in tied else "")
+        rank = ranks.get(unit)
         rows.append(
             (
                 places[unit],
                 unit,
-                *(pct(r[layer]) for layer in LAYERS[:3]),
+                *(_ci(d[layer]) for layer in LAYERS[:3]),
                 _ci(d["L2b_plus"]),
                 f"{d['L2b_plus']['k']}/{d['L2b_plus']['n']}",
-                pct(s["conditional_pass"][unit]),
+                _ci(s.get("conditional_pass_detail", {}).get(unit))
+                if "conditional_pass_detail" in s
+                else pct(s["conditional_pass"][unit]),
+                "–"
+                if not rank
+                else (str(rank[0]) if rank[0] == rank[1] else f"{rank[0]}–{rank[1]}"),
+                vs.get(unit, "–"),
                 str(s["unscoreable"][unit]),
             )
         )
@@ -81,15 +162,83 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
             "L1",
             "L2a",
             "L2b",
-            "L2b+ [95% Wilson]",
+            f"L2b+ [{interval_label(s)}]",
             "L2b+ k/n",
             "P(L2b+ | L2b)",
+            "rank [95%]",
+            "vs #1 (L2b+)",
             "unscoreable",
         ),
         rows=tuple(rows),
-        note="L1, L2a, L2b over all cells; L2b+ over scoreable cells; tied units share a place "
-        "(marked =).",
+        note="L1, L2a, L2b over all cells; L2b+ over scoreable cells; tied rates share a place "
+        "(marked =). " + interval_note(s) + " Rank: 95% interval of the place over scenario "
+        "bootstrap resamples. vs #1: the paired L2b+ difference from the leader over shared "
+        'scenarios, exact test, Holm-adjusted over the comparisons with #1; "tied with #1" '
+        "(shaded) when it is not significant at 5%.",
         links=tuple(links),
+        row_classes=tuple(classes),
+    )
+
+
+def pairwise(s: Mapping[str, Any]) -> Table:
+    """Every pair of units: the paired L2b+ difference, its interval, exact and Holm p-values."""
+    pw = s.get("pairwise") or {}
+    rows = []
+    for e in pw.get("pairs", ()):
+        rows.append(
+            (
+                e["a"],
+                e["b"],
+                f"{e['n']} ({e['clusters']})",
+                "–" if not e["n"] else f"{_pp(e['difference'])} [{_pp(e['lo'])}, {_pp(e['hi'])}]",
+                f"{e['a_only']} / {e['b_only']}",
+                _pvalue(e["p"]),
+                _pvalue(e["p_holm"]),
+            )
+        )
+    return Table(
+        key="pairwise",
+        title="Pairwise comparisons (L2b+, paired on scenario, language and sample)",
+        header=(
+            "A",
+            "B",
+            "pairs (scenarios)",
+            f"A − B [{interval_label(s)}]",
+            "A only / B only",
+            "p (exact)",
+            "p (Holm)",
+        ),
+        rows=tuple(rows),
+        note="A is ranked above B. p (exact): scenario sign-flip permutation test on the paired "
+        "outcomes (the exact McNemar test when each scenario holds one pair); Holm: adjusted "
+        "over all pairs.",
+    )
+
+
+def power(s: Mapping[str, Any]) -> Table:
+    """The minimum detectable L2b+ difference of this design and at other suite sizes."""
+    pw = s.get("power") or {}
+    by = pw.get("mde_by_scenarios", {})
+    here = pw.get("scenarios")
+    rows = [(f"this run ({here} scenarios)", _pp(pw.get("mde")).lstrip("+"))]
+    rows += [
+        (f"{n} scenarios", _pp(v).lstrip("+"))
+        for n, v in sorted(by.items(), key=lambda item: int(item[0]))
+        if str(n) != str(here)
+    ]
+    basis = (
+        "the median null variance per pair over this run's pairs of models"
+        if pw.get("basis") == "observed"
+        else "an assumed 25% chance that two models disagree on a cell"
+    )
+    return Table(
+        key="power",
+        title="Minimum detectable difference (L2b+, two models, 80% power, 5% two-sided)",
+        header=("design", "minimum detectable difference"),
+        rows=tuple(rows),
+        note=f"From {basis}, keeping {num(pw.get('pairs_per_scenario'), 1)} pairs per scenario; "
+        "a smaller true difference is likely to be missed. More scenarios "
+        "(`causalverify build --scenarios N`) shrink it about as 1/√N.",
     )
 
 
@@ -123,14 +272,30 @@ def by_family(s: Mapping[str, Any]) -> Table:
         links.append(("", *(cells_link(unit=unit, family=f) for f in families)))
         for family in families:
             e = s["rates_by_family"].get(unit, {}).get(family, {}).get("L2b_plus")
-            cells.append("–" if e is None else f"{pct(e['rate'])} ({e['k']}/{e['n']})")
+            cells.append("–" if e is None else f"{_ci(e)} ({e['k']}/{e['n']})")
         rows.append((unit, *cells))
     return Table(
         key="by_family",
         title="L2b+ by design family",
         header=(s["unit"], *families),
         rows=tuple(rows),
+        note=f"Rate [{interval_label(s)}] (passes/scoreable cells).",
         links=tuple(links),
+    )
+
+
+def by_language(s: Mapping[str, Any]) -> Table:
+    """Every layer's rate and interval per unit and language (runs with several languages)."""
+    rows = []
+    for unit in s["rankings"]["L2b_plus"]["order"]:
+        for language, d in sorted(s.get("rates_by_language", {}).get(unit, {}).items()):
+            rows.append((unit, language, *(_ci(d[layer]) for layer in LAYERS)))
+    return Table(
+        key="by_language",
+        title="Rates by language",
+        header=(s["unit"], "language", *(LABEL[layer] for layer in LAYERS)),
+        rows=tuple(rows),
+        note=f"Rate [{interval_label(s)}].",
     )
 
 
@@ -142,7 +307,7 @@ def executed_wrong(s: Mapping[str, Any]) -> Table:
         (
             unit,
             f"{ew['by_unit'][unit]['k']}/{ew['by_unit'][unit]['n']}",
-            pct(ew["by_unit"][unit]["rate"]),
+            _ci(ew["by_unit"][unit]),
         )
         for unit in order
     ]

@@ -11,6 +11,8 @@ import pandas as pd
 
 from causalverify.analysis import (
     DEFAULT_SEED,
+    CiMethod,
+    IntervalSettings,
     Unit,
     add_unit,
     analyze_cells,
@@ -74,6 +76,7 @@ def write_report(
     n_resamples: int = N_RESAMPLES,
     meta: Mapping[str, Any] | None = None,
     progress: StepCallback | None = None,
+    ci: CiMethod = "cluster",
 ) -> Path:
     """Write the full report for a run folder or a per-cell frame.
 
@@ -95,6 +98,9 @@ def write_report(
         Run metadata; for a run folder it is read from the store. Only :data:`META_KEYS` are kept.
     progress
         Told each step as it starts (see :mod:`causalverify.progress`).
+    ci
+        Interval of every rate: ``"cluster"``, ``"bootstrap"`` or ``"wilson"`` (see
+        :func:`causalverify.analysis.analyze_cells`).
 
     Returns
     -------
@@ -111,7 +117,8 @@ def write_report(
         meta = stored_meta if meta is None else meta
     cells = prepare_cells(frame)
     tell(progress, f"analysing (bootstrap, {n_resamples} resamples)")
-    summary = analyze_cells(cells, seed=seed, unit=unit, n_resamples=n_resamples)
+    summary = analyze_cells(cells, seed=seed, unit=unit, n_resamples=n_resamples, ci=ci)
+    settings = IntervalSettings(method=ci, seed=seed, n_resamples=n_resamples)
     suite = (meta or {}).get("suite")
     if title == DEFAULT_TITLE and isinstance(suite, str) and suite not in ("default", "smoke"):
         title = f"{title}: the {suite} suite"  # the report names a suite other than the default
@@ -129,7 +136,7 @@ def write_report(
         )
         if calibration is not None:
             summary["calibration"] = calibration
-        repair = repair_entry(records, meta)
+        repair = repair_entry(records, meta, settings=settings)
         if repair is not None:  # a repair-mode run
             summary["repair"] = repair
         experiment_a = experiment_a_entry(Path(source), frame)

@@ -13,7 +13,7 @@ from typing import Any, Final
 import matplotlib as mpl
 from matplotlib.figure import Figure
 
-from causalverify.analysis import repair_summary
+from causalverify.analysis import IntervalSettings, repair_summary
 from causalverify.records import CellRecord
 from causalverify.report._figures import _RC, _save, wrap_name
 from causalverify.report._tables import Table, num, pct
@@ -26,18 +26,26 @@ CAPTION: Final[str] = (
 
 
 def repair_entry(
-    records: Sequence[CellRecord], meta: Mapping[str, Any] | None
+    records: Sequence[CellRecord],
+    meta: Mapping[str, Any] | None,
+    *,
+    settings: IntervalSettings | None = None,
 ) -> dict[str, Any] | None:
     """``summary.json["repair"]`` for a repair-mode run, None for a single-mode one."""
     mode = (meta or {}).get("mode")
     if not isinstance(mode, Mapping) or mode.get("name") != "repair":
         return None
     models = (meta or {}).get("models")
-    return repair_summary(records, int(mode["max_turns"]), models=models)
+    return repair_summary(records, int(mode["max_turns"]), models=models, settings=settings)
 
 
-def _by_turn(series: Sequence[float | None]) -> str:
-    return " → ".join(pct(v) for v in series)
+def _by_turn(series: Sequence[float | None], intervals: Sequence[Any] | None = None) -> str:
+    if not intervals:
+        return " → ".join(pct(v) for v in series)
+    return " → ".join(
+        pct(v) if ci is None else f"{pct(v)} [{pct(ci[0])}, {pct(ci[1])}]"
+        for v, ci in zip(series, intervals, strict=False)
+    )
 
 
 def _signed(value: float | None) -> str:
@@ -53,8 +61,8 @@ def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
         rows.append(
             (
                 model,
-                _by_turn(e["L2b_by_turn"]),
-                _by_turn(e["L2b_plus_by_turn"]),
+                _by_turn(e["L2b_by_turn"], e.get("L2b_by_turn_ci")),
+                _by_turn(e["L2b_plus_by_turn"], e.get("L2b_plus_by_turn_ci")),
                 _signed(e["repair_gain"]["L2b"]),
                 _signed(e["repair_gain"]["L2b_plus"]),
                 _signed(e["repair_gain"]["executed_wrong"]),
@@ -78,7 +86,8 @@ def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
     )
     note = (
         "After each turn, the share of scoreable cells that executed (L2b) and that computed the "
-        "right number (L2b+); a cell that ended earlier keeps its result. Gains are turn K minus "
+        "right number (L2b+), with its scenario-clustered 95% interval; a cell that ended earlier "
+        "keeps its result. Gains are turn K minus "
         "turn 1. Executed-wrong: executed with an estimate outside the tolerance. Tokens and cost "
         "count every turn. pass@k: unbiased, over the samples of each scenario and language."
     )

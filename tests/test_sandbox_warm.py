@@ -8,7 +8,10 @@ these are the attacks that only make sense when cells share a parent.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -303,3 +306,57 @@ def test_a_cell_that_closes_its_descriptors_is_a_stored_timeout(
         assert record.execution is not None, record
         assert record.execution.status == "timeout", record.execution
         assert record.execution.wall_seconds < 3 + 10, record.execution
+
+
+RAISER = """\
+import os, signal, socket, sys
+import numpy as np
+np.seterr(all="raise")
+np.seterrcall(print)
+np.set_printoptions(precision=2)
+sys.setrecursionlimit(4321)
+sys.unraisablehook = print
+signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+socket.setdefaulttimeout(7.0)
+os.chdir("/")
+"""
+PROBE = """\
+import json, os, signal, socket, sys
+sys.path.insert(0, sys.argv[1])
+from causalverify.sandbox import _warm_py
+loaded = _warm_py._preload(["numpy", "raiser"])
+import numpy as np
+print(json.dumps({
+    "loaded": loaded, "err": np.geterr(), "errcall": repr(np.geterrcall()),
+    "precision": np.get_printoptions()["precision"], "limit": sys.getrecursionlimit(),
+    "unraisable": sys.unraisablehook is sys.__unraisablehook__,
+    "usr1": repr(signal.getsignal(signal.SIGUSR1)), "timeout": socket.getdefaulttimeout(),
+    "cwd": os.getcwd(), "raiser": "raiser" in sys.modules,
+}))
+"""
+
+
+def test_a_preloaded_module_that_changes_global_state_leaves_none_of_it(tmp_path: Path) -> None:
+    # numpy's error and print state, hooks, limits, handlers and the working folder all come
+    # back as they were: the warm cell sees what a cold one sees
+    (tmp_path / "raiser.py").write_text(RAISER)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    state = json.loads(out.stdout)
+    assert state == {
+        "loaded": ["numpy"],
+        "err": {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"},
+        "errcall": "None",
+        "precision": 8,
+        "limit": 1000,
+        "unraisable": True,
+        "usr1": "<Handlers.SIG_DFL: 0>",
+        "timeout": None,
+        "cwd": str(tmp_path),
+        "raiser": False,
+    }, out.stderr

@@ -456,30 +456,121 @@ def _reap() -> None:
             return
 
 
-def _global_state() -> tuple[Any, ...]:
-    """Interpreter-wide state an import may change: hooks, limits, paths, numpy's error and
-    print settings. The warning filters a package adds for its own warnings stay; the
-    environment is the cell's own anyway (a cell starts with a cold run's environment, so a
-    variable an import sets, like statsmodels' ``KMP_INIT_AT_FORK``, is not there)."""
+_ABSENT = object()
+
+
+def _numpy() -> Any:
+    numpy = sys.modules.get("numpy")
+    return numpy if numpy is not None and hasattr(numpy, "geterr") else None
+
+
+def _get_numpy(what: str) -> Any:
+    numpy = _numpy()
+    if numpy is None:
+        return _ABSENT
+    if what == "err":
+        return numpy.geterr()
+    if what == "errcall":
+        return numpy.geterrcall()
+    return numpy.get_printoptions()
+
+
+def _set_numpy(what: str, value: Any) -> None:
+    numpy = _numpy()
+    if numpy is None or value is _ABSENT:
+        return
+    if what == "err":
+        numpy.seterr(**value)
+    elif what == "errcall":
+        numpy.seterrcall(value)
+    else:
+        numpy.set_printoptions(**value)
+
+
+def _signals() -> list[signal.Signals]:
+    return sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
+
+
+def _get_handlers() -> dict[int, Any]:
+    return {int(s): signal.getsignal(s) for s in _signals()}
+
+
+def _set_handlers(handlers: dict[int, Any]) -> None:
+    for sig, handler in handlers.items():
+        if handler is not None and signal.getsignal(sig) is not handler:
+            signal.signal(sig, handler)
+
+
+def _set_attr(owner: Any, name: str) -> Any:
+    return lambda value: setattr(owner, name, value)
+
+
+def _state_items() -> dict[str, tuple[Any, Any]]:
+    """Every piece of interpreter-wide state an import may change, as (get, set) pairs: hooks,
+    limits, the module search path, the working folder, signal handlers, the garbage collector,
+    the default socket timeout, the locale, numpy's error, error-callback and print settings.
+
+    Like the warning filters a package adds for its own warnings, the import finders it adds for
+    its own names (``six``'s, which pandas brings) stay: they answer only for that package."""
+    import locale
+    import threading
     import warnings
 
-    numpy = sys.modules.get("numpy")
-    np_state = None
-    if numpy is not None and hasattr(numpy, "geterr"):
-        np_state = (sorted(numpy.geterr().items()), repr(numpy.get_printoptions()))
-    handlers = tuple(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE))
-    return (
-        warnings.formatwarning,
-        warnings.showwarning,
-        getattr(warnings, "_showwarnmsg", None),
-        sys.excepthook,
-        sys.displayhook,
-        sys.getrecursionlimit(),
-        tuple(sys.path),
-        os.getcwd(),
-        handlers,
-        np_state,
+    items: dict[str, tuple[Any, Any]] = {}
+    for name in ("formatwarning", "showwarning", "_showwarnmsg"):
+        items[f"warnings.{name}"] = (
+            lambda n=name: getattr(warnings, n, _ABSENT),
+            lambda v, n=name: None if v is _ABSENT else setattr(warnings, n, v),
+        )
+    for name in ("excepthook", "displayhook", "unraisablehook", "breakpointhook"):
+        items[f"sys.{name}"] = (lambda n=name: getattr(sys, n), _set_attr(sys, name))
+    items["threading.excepthook"] = (
+        lambda: threading.excepthook,
+        _set_attr(threading, "excepthook"),
     )
+    items["sys.path"] = (lambda: list(sys.path), lambda v: sys.path.__setitem__(slice(None), v))
+    items["sys.recursionlimit"] = (sys.getrecursionlimit, sys.setrecursionlimit)
+    items["sys.switchinterval"] = (sys.getswitchinterval, sys.setswitchinterval)
+    items["sys.int_max_str_digits"] = (sys.get_int_max_str_digits, sys.set_int_max_str_digits)
+    items["sys.trace"] = (sys.gettrace, sys.settrace)
+    items["sys.profile"] = (sys.getprofile, sys.setprofile)
+    items["cwd"] = (os.getcwd, os.chdir)
+    items["signals"] = (_get_handlers, _set_handlers)
+    items["gc.threshold"] = (gc.get_threshold, lambda v: gc.set_threshold(*v))
+    items["gc.enabled"] = (gc.isenabled, lambda v: gc.enable() if v else gc.disable())
+    items["socket.timeout"] = (socket.getdefaulttimeout, socket.setdefaulttimeout)
+    items["locale"] = (
+        lambda: locale.setlocale(locale.LC_ALL),
+        lambda v: locale.setlocale(locale.LC_ALL, v),
+    )
+    for what in ("err", "errcall", "print"):
+        items[f"numpy.{what}"] = (
+            lambda w=what: _get_numpy(w),
+            lambda v, w=what: _set_numpy(w, v),
+        )
+    return items
+
+
+def _global_state() -> dict[str, Any]:
+    """The values of :func:`_state_items`. The warning filters a package adds for its own
+    warnings stay; the environment is the cell's own anyway (a cell starts with a cold run's
+    environment, so a variable an import sets, like statsmodels' ``KMP_INIT_AT_FORK``, is not
+    there)."""
+    return {name: get() for name, (get, _set) in _state_items().items()}
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What an import changed; the state of a module it loaded for the first time (numpy's
+    settings when numpy was not loaded before) is that module's own, as in a cold run."""
+    return sorted(k for k, v in before.items() if v is not _ABSENT and after.get(k) != v)
+
+
+def _restore(state: dict[str, Any]) -> None:
+    """Put back every value :func:`_global_state` saved."""
+    items = _state_items()
+    for name, value in state.items():
+        with contextlib.suppress(Exception):
+            items[name][1](value)
 
 
 def _preload(names: list[str]) -> list[str]:
@@ -494,34 +585,21 @@ def _preload(names: list[str]) -> list[str]:
     loaded = []
     for name in names:
         before_modules = set(sys.modules)
-        numpy_before = "numpy" in sys.modules
         before = _global_state()
         try:
             importlib.import_module(name)
         except Exception:  # a missing package is simply not preloaded
+            for added in set(sys.modules) - before_modules:
+                del sys.modules[added]
+            _restore(before)
             continue
-        after = _global_state()
-        if not numpy_before:
-            after = (*after[:-1], None)
-        if after != before:
+        if _changed(before, _global_state()):
             for added in set(sys.modules) - before_modules:
                 del sys.modules[added]
             _restore(before)
             continue
         loaded.append(name)
     return loaded
-
-
-def _restore(state: tuple[Any, ...]) -> None:
-    import warnings
-
-    fmt, show, showmsg, excepthook, displayhook, limit, path, *_ = state
-    warnings.formatwarning, warnings.showwarning = fmt, show
-    if showmsg is not None:
-        warnings._showwarnmsg = showmsg  # type: ignore[attr-defined]
-    sys.excepthook, sys.displayhook = excepthook, displayhook
-    sys.setrecursionlimit(limit)
-    sys.path[:] = list(path)
 
 
 def main() -> None:

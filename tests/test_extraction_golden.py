@@ -140,9 +140,11 @@ def test_every_rule_is_exercised_by_the_corpus(rule: str) -> None:
     assert rule in rules
 
 
-def test_the_fit_rule_is_exercised_by_the_corpus() -> None:
-    rules = [judge_case(case)[2].rule for case in _cases()]
-    assert rules.count("fit_match") >= len(rules) // 2
+def test_the_fit_log_is_evidence_in_most_of_the_corpus() -> None:
+    records = [judge_case(case)[2] for case in _cases()]
+    from_fits = [r for r in records if r.rule == "fit_match" or "the coefficient on" in r.rationale]
+    assert len(from_fits) >= len(records) // 2
+    assert any(r.rule == "fit_match" for r in records)
 
 
 def test_harness_flags_a_standard_error_as_forbidden() -> None:

@@ -214,4 +214,5 @@ def test_with_the_fit_log_the_table_answer_is_always_found(
 ) -> None:
     stdout, family, expected, tol, fits = case
     rec = extract_estimate(code="", stdout=stdout, family=family, fits=fits)
-    assert rec.value is not None and _ok(rec, expected, tol), (stdout, rec)
+    # found, or undecided against a contradicting statement with the table answer listed
+    assert (rec.value is not None or rec.undecided) and _ok(rec, expected, tol), (stdout, rec)

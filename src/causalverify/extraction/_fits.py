@@ -9,14 +9,13 @@ one, so a forged log cannot score better than printing an ``ESTIMATE:`` line wou
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from causalverify.extraction._numbers import NUMBER, decimals_of, normalize_line
-from causalverify.extraction._terms import CodeHints, context_score, normalize_term, term_score
+from causalverify.extraction._numbers import NUMBER
+from causalverify.extraction._terms import CodeHints, normalize_term, term_score
 from causalverify.families import Family
 from causalverify.sandbox.base import FitEntry
 
@@ -42,29 +41,6 @@ class EffectCoef:
     estimate: float
     design: int  # how well the fit's estimator suits the family (higher is better)
     term_score: int
-
-
-@dataclass(frozen=True)
-class FitMatch:
-    """A printed number identified as a fitted effect coefficient."""
-
-    coef: EffectCoef
-    value: float
-    token: str
-    line: int
-    context: int
-    significant: int
-
-    @property
-    def key(self) -> tuple[int, int, int, int, int]:
-        """Higher is better: context and design, then the later fit, the better term, precision."""
-        return (
-            self.context + 2 * self.coef.design,
-            self.coef.fit,
-            self.coef.term_score,
-            self.significant,
-            self.line,
-        )
 
 
 def _design(fit: FitEntry, family: Family) -> int:
@@ -106,84 +82,3 @@ def effect_coefficients(
             if score is not None:
                 out.append(EffectCoef(index, fit.function, t.term, t.estimate, design, score))
     return out
-
-
-def _significant(token: str) -> int:
-    mantissa = token.lower().lstrip("+-<").split("e")[0]
-    digits = mantissa.replace(".", "").lstrip("0")
-    return len(digits)
-
-
-def _equal_at_precision(printed: float, decimals: int, coef: float) -> bool:
-    half = 0.5 * 10.0 ** (-decimals)
-    return abs(printed - coef) <= half * (1 + 1e-9) + 1e-15 * max(1.0, abs(coef))
-
-
-@dataclass(frozen=True)
-class _Printed:
-    value: float
-    token: str
-    line: int
-    decimals: int
-    significant: int
-    percent: bool
-
-
-def _printed_numbers(stdout: str) -> list[_Printed]:
-    out: list[_Printed] = []
-    for no, raw in enumerate(stdout.splitlines(), start=1):
-        text = _THOUSANDS.sub("", normalize_line(raw))
-        for m in _TOKEN.finditer(text):
-            token = m.group(0).rstrip(" %")
-            try:
-                value = float(token)
-            except ValueError:
-                continue
-            sig = _significant(token)
-            if not math.isfinite(value) or sig < MIN_SIGNIFICANT:
-                continue
-            out.append(_Printed(value, token, no, decimals_of(token), sig, bool(m.group("pct"))))
-    return out
-
-
-def _matches(printed: _Printed, coef: float) -> float | None:
-    """The printed value as an estimate if it prints ``coef`` (a percent is divided by 100)."""
-    if printed.percent:
-        value = printed.value / 100.0
-        return value if _equal_at_precision(value, printed.decimals + 2, coef) else None
-    return printed.value if _equal_at_precision(printed.value, printed.decimals, coef) else None
-
-
-def find_fit_matches(
-    stdout: str,
-    fits: Sequence[FitEntry],
-    family: Family,
-    hints: CodeHints,
-    headings: Sequence[str],
-) -> list[FitMatch]:
-    """Every (printed number, fitted effect coefficient) pair that agree at printed precision."""
-    coefs = effect_coefficients(fits, family, hints)
-    if not coefs:
-        return []
-    lines = stdout.splitlines()
-    out: list[FitMatch] = []
-    for printed in _printed_numbers(stdout):
-        for coef in coefs:
-            value = _matches(printed, coef.estimate)
-            if value is None:
-                continue
-            text = lines[printed.line - 1].lower()
-            # the section and the line itself count separately (a robustness table's main row)
-            context = context_score(headings[printed.line - 1], family)
-            context += context_score(text, family)
-            if _SECONDARY_TERM.search(coef.term.lower()):
-                context -= 3
-            out.append(
-                FitMatch(coef, value, printed.token, printed.line, context, printed.significant)
-            )
-    return out
-
-
-def best_fit_match(matches: Sequence[FitMatch]) -> FitMatch | None:
-    """The preferred match (see :attr:`FitMatch.key`), or None."""
-    return max(matches, key=lambda m: m.key, default=None)

@@ -48,3 +48,24 @@ def caption(lines: Sequence[str]) -> str:
     number is, not what the table is, and is left out."""
     kept = [x for x in lines if is_heading(x) or not _DECIMAL.search(x)]
     return "\n".join(kept).lower()
+
+
+def sections(stdout: str) -> list[str]:
+    """For each line, the closest heading or caption printed before it (lower-cased).
+
+    Wider than :func:`headings`: any short line with words and no digit (``Placebo test``,
+    ``Now the robustness checks``) also starts a section, since it says what follows.
+    """
+    current = ""
+    out: list[str] = []
+    for raw in stdout.splitlines():
+        out.append(current)
+        text = raw.strip()
+        if is_heading(raw) or (
+            3 <= len(text) <= 80
+            and not any(ch.isdigit() for ch in text)
+            and "  " not in text
+            and re.search(r"[A-Za-z]{3}", text) is not None
+        ):
+            current = raw.lower()
+    return out

@@ -1,53 +1,47 @@
-"""Deterministic extraction of the treatment effect from a cell's code and stdout.
+"""Deterministic extraction of the treatment effect: candidates with evidence, then a decision.
 
-Rules, in order (the first that yields a value wins):
+1. ``estimate_marker`` — the protocol's ``ESTIMATE: <number>`` line is the script's own
+   statement: the last one printed outside a robustness or placebo section wins.
+2. ``declared`` — the number the model named when asked which printed number is its estimate
+   (accepted only when that token is printed in stdout).
+3. Otherwise every printed number is a *candidate* and collects evidence
+   (:mod:`causalverify.extraction._evidence`): its label and unit, its section heading, the
+   coefficient table row it sits in, the fitted coefficient it equals (exactly, or only by
+   rounding; of the design's estimator or not), the constants the code sets, printed arithmetic,
+   and what the code that printed it says. Candidates that print the same estimate (beyond
+   rounding and units) are grouped; the best group is the estimate **only when its evidence
+   separates it** from the next (:data:`MARGIN`). Otherwise the record is ``undecided`` and
+   lists the ranked candidates; scoring decides such a cell only when every candidate passes or
+   every one fails.
 
-1. ``estimate_marker`` — an ``ESTIMATE: <number>`` line; if several are printed the **last** one
-   wins (a script that refines its answer prints the final one last).
-1b. ``fit_match`` — with the fit log (the models the script fitted, recorded in the sandbox): a
-   printed number that equals, at its printed precision, a fit's coefficient on the family's
-   effect term, whatever the print style. Preferred: a number not printed in a robustness or
-   placebo context, from a fit of the family's design (an IV estimator for IV, an RD estimator
-   for RDD), from the **last** such fit, printed with the most digits. The printed value is
-   returned, never the logged one. When the script also prints a labelled effect line (rule 2)
-   with another number, the script's own statement wins (it may be hand-computed).
-2. ``labelled_line`` — a number printed after a label that names an effect estimate for the
-   family (``DiD estimate: -0.23``, ``IV (2SLS) effect = 0.41``, ``Average AR per day: 0.002``).
-   Labels naming a standard error, statistic, p-value, interval, sample size, first stage, OLS
-   (for IV), a slope (for RDD) or the market model (for event studies) are ignored. Labels and
-   section headings that mark a robustness, placebo or sensitivity result are demoted. Among the
-   best-scoring labels the **first** wins (the headline is printed before its variants; a closing
-   summary repeats it). A number followed by ``%`` is divided by 100 (``labelled_line_percent``).
-3. ``coef_table`` — the estimate column of a coefficient table, row = the family's effect term
-   (the treated×post interaction; the post-event indicator; the instrumented regressor; treated
-   at the cutoff). Tables printed under a robustness/placebo/first-stage heading are demoted; for
-   IV a table printed as an IV/2SLS fit is preferred to one printed as OLS. Among the best the
-   **last** wins (scripts progress from naive models to the preferred one).
-4. ``spec_table`` — a table of specifications (``spec``/``model`` label column) with no row named
-   by the effect term: its main row (the first of the best; never a robustness/placebo row).
-5. ``coef_vector`` — a named coefficient vector (R ``coef(fit)``, ``print(fit)``, a pandas
-   ``params`` Series).
-6. ``bare_number`` — stdout is one unlabelled number and the code picks exactly one coefficient,
-   the effect term, by name and touches no SE, statistic, p-value or interval.
-
-The extractor reports what is printed: it does not rescale (per-day vs cumulative effects are the
-scoring profile's business).
+The extractor reports what is printed (a percent or basis points turned into a number): it does
+not rescale per-day and cumulative effects (the scoring profile's business). The rationale names
+the evidence that decided.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
 
-from causalverify.extraction._fits import (
-    FitMatch,
-    best_fit_match,
-    effect_coefficients,
-    find_fit_matches,
+from causalverify.extraction._code import CodeLines
+from causalverify.extraction._constants import code_constants
+from causalverify.extraction._evidence import (
+    Candidate,
+    FitIndex,
+    family_bad,
+    fit_evidence,
+    heading_evidence,
+    label_evidence,
+    shape_evidence,
 )
-from causalverify.extraction._headings import headings
-from causalverify.extraction._labels import Labelled, find_labelled, find_markers
-from causalverify.extraction._numbers import NUMBER, decimals_of, normalize_line, parse_number
+from causalverify.extraction._fits import effect_coefficients
+from causalverify.extraction._headings import headings, sections
+from causalverify.extraction._labels import find_markers
+from causalverify.extraction._numbers import normalize_line
+from causalverify.extraction._printed import Printed, read_stdout
 from causalverify.extraction._tables import (
     TableRow,
     find_regression_table_rows,
@@ -61,179 +55,330 @@ from causalverify.extraction._terms import (
     spec_score,
     term_score,
 )
-from causalverify.extraction._vectors import (
-    VectorEntry,
-    find_bare_number,
-    find_vectors,
-)
+from causalverify.extraction._vectors import find_bare_number, find_vectors
 from causalverify.families import Family
 from causalverify.records import ExtractionCandidate, ExtractionRecord
 from causalverify.sandbox.base import FitEntry
 
+#: the best estimate must lead the next distinct one by this much evidence to be chosen
+MARGIN: Final = 2.0
+_CUMULATIVE: Final = re.compile(r"\bc(a|umulative )?ar\b|cumulative|\bsum\b|\btotal\b")
+#: the best candidates grouped (the rest cannot change the decision)
+MAX_GROUPED: Final = 300
+#: candidates listed in a record
+MAX_LISTED: Final = 6
+
 
 def extract_estimate(
-    *, code: str, stdout: str, family: Family, fits: Sequence[FitEntry] = ()
+    *,
+    code: str,
+    stdout: str,
+    family: Family,
+    fits: Sequence[FitEntry] = (),
+    declared: str | None = None,
 ) -> ExtractionRecord:
     """Extract the treatment-effect estimate a script printed.
 
     Parameters
     ----------
     code
-        The executed script (used only for variable-name hints, never for values).
+        The executed script (names, comments and constants: never a source of values).
     stdout
         What the script printed.
     family
         The design family, which decides which coefficient is the effect.
     fits
-        The script's fit log (``ExecResult.fits``): identifies which printed number is a fitted
-        effect coefficient; never a source of values.
+        The script's fit log (``ExecResult.fits``): which printed number is a fitted
+        coefficient; never a source of values.
+    declared
+        The number the model declared as its estimate, as printed (see ``declare``).
 
     Returns
     -------
     ExtractionRecord
-        ``method="deterministic"``, the value (or None), the rule, the 1-based stdout line and
-        a rationale naming both.
+        ``method="deterministic"``: the value and its line, or ``undecided`` with ranked
+        candidates, or no value; the rationale names the evidence.
     """
     marker = _best_marker(stdout)
     if marker is not None:
         value, line = marker
         return _record(value, "estimate_marker", line, f"ESTIMATE line -> {value!r}")
+    if declared is not None:
+        found = _declared(stdout, declared)
+        if found is not None:
+            value, line = found
+            return _record(value, "declared", line, f"the model declared {declared!r} -> {value!r}")
+    candidates = collect_candidates(code=code, stdout=stdout, family=family, fits=fits)
+    return decide(candidates, stdout, family)
+
+
+def collect_candidates(
+    *, code: str, stdout: str, family: Family, fits: Sequence[FitEntry] = ()
+) -> list[Candidate]:
+    """Every printed number with its evidence (see the module docstring)."""
     hints = code_hints(code, family)
-    labelled = _best_labelled(stdout, family)
-    positive = _from_label(labelled) if labelled is not None and labelled.score > 0 else None
-    demoted = _from_label(labelled) if labelled is not None and positive is None else None
-    best_fit, rival_fits = _fit_candidates(stdout, fits, family, hints)
-    chain: list[ExtractionRecord | None] = []
-    if best_fit is not None and (
-        positive is None or _same_number(positive, _from_fit(best_fit), stdout)
+    printed = read_stdout(stdout)
+    by_line: dict[int, list[Candidate]] = {}
+    cands = [Candidate(p) for p in printed]
+    for c in cands:
+        by_line.setdefault(c.printed.line, []).append(c)
+    heads = sections(stdout)
+    constants = code_constants(code)
+    index = FitIndex(fits, family, hints)
+    code_lines = CodeLines(code)
+    for c in cands:
+        fitted = fit_evidence(c, index)
+        shape_evidence(c, constants, fitted)
+        label_evidence(c, family, heads[c.printed.line - 1])
+        if "label" in c.kinds:
+            code_lines.evidence(c, family)
+    _table_evidence(by_line, stdout, family, hints, heads)
+    _vector_evidence(by_line, code, stdout, family, hints)
+    for c in cands:  # a table's caption already counted for its rows
+        if c.kinds and c.veto is None and not c.kinds & {"table", "spec"}:
+            heading_evidence(c, family, heads[c.printed.line - 1])
+    return cands
+
+
+def _find(by_line: dict[int, list[Candidate]], line: int, value: float) -> Candidate | None:
+    for c in by_line.get(line, []):
+        if c.printed.factor == 1.0 and abs(c.printed.printed - value) <= 1e-12 * max(1, abs(value)):
+            return c
+    return None
+
+
+def _table_evidence(
+    by_line: dict[int, list[Candidate]],
+    stdout: str,
+    family: Family,
+    hints: CodeHints,
+    heads: list[str],
+) -> None:
+    rows = find_table_rows(stdout) + find_regression_table_rows(stdout)
+    for row in rows:
+        cand = _find(by_line, row.line, row.value)
+        if cand is None:
+            continue
+        if row.spec:
+            _spec_row(cand, row, family)
+            continue
+        term = row.term
+        if not term and len(hints.row_terms) == 1:
+            term = next(iter(hints.row_terms))
+        score = term_score(term, family, hints) if term else None
+        if score is None:
+            cand.add(-3.0, f"coefficient-table row of {row.term!r}, not the effect term")
+            continue
+        where = f"column {row.column!r} of the row of {term!r} in a coefficient table"
+        cand.add(1.0 + score, where, "table")
+        _context(cand, row.context, family)
+
+
+def _context(cand: Candidate, context: str, family: Family) -> None:
+    ctx = context_score(context, family)
+    if ctx:
+        cand.add(float(ctx), f"the text before the table ({'+' if ctx > 0 else '-'})")
+    if family_bad(context, family):
+        cand.add(-2.0, f"the text before the table names a quantity other than the {family} effect")
+
+
+def _spec_row(cand: Candidate, row: TableRow, family: Family) -> None:
+    score = spec_score(row.term, family) + context_score(row.context, family)
+    if score < 0:
+        cand.add(-3.0, f"specification {row.term!r} is a secondary or naive one")
+    else:
+        cand.add(2.0 + score, f"row {row.term!r} of a table of specifications", "spec")
+
+
+def _vector_evidence(
+    by_line: dict[int, list[Candidate]],
+    code: str,
+    stdout: str,
+    family: Family,
+    hints: CodeHints,
+) -> None:
+    for entry in find_vectors(code, stdout):
+        cand = _find(by_line, entry.line, entry.value)
+        if cand is None:
+            continue
+        score = term_score(entry.term, family, hints)
+        if score is not None:
+            cand.add(1.0 + score, f"named coefficient {entry.term!r}", "vector")
+        else:
+            cand.add(-2.0, f"named coefficient {entry.term!r}, not the effect term")
+    bare = find_bare_number(code, stdout, family, hints)
+    if bare is not None:
+        cand = _find(by_line, bare.line, bare.value)
+        if cand is not None:
+            cand.add(4.0, f"the only printed value is the code's coefficient {bare.term!r}", "bare")
+
+
+@dataclass
+class _Group:
+    """Candidates that print the same estimate (beyond rounding and units)."""
+
+    best: Candidate
+    members: list[Candidate]
+
+    @property
+    def score(self) -> float:
+        lines = {m.printed.line for m in self.members if m.kinds and m.veto is None}
+        return self.best.score + 0.5 * min(2, len(lines) - 1)
+
+
+def _half_unit(p: Printed) -> float:
+    return 0.5 * 10.0 ** (-p.decimals) * abs(p.factor)
+
+
+def _same(a: Candidate, b: Candidate, family: Family) -> bool:
+    """The two print one estimate: equal beyond rounding, or (event studies) a cumulative
+    effect over k = 2..11 days and the per-day one, both printed with 3 significant digits."""
+    tol = _half_unit(a.printed) + _half_unit(b.printed) + 1e-12 * max(1.0, abs(a.value))
+    if abs(a.value - b.value) <= tol:
+        return True
+    if family != "event_study" or min(a.printed.significant, b.printed.significant) < 3:
+        return False
+    small, large = sorted((a, b), key=lambda c: abs(c.value))
+    if small.value == 0 or (small.value > 0) != (large.value > 0):
+        return False
+    if not _CUMULATIVE.search(large.printed.label.lower()) or _CUMULATIVE.search(
+        small.printed.label.lower()
     ):
-        chain += [_from_fit(best_fit), positive]
-    else:  # the script's own labelled statement of another number wins over a recognised one
-        chain += [positive, _from_fit(best_fit) if best_fit is not None else None]
-    rows = sorted(find_table_rows(stdout) + find_regression_table_rows(stdout), key=_line_of)
-    row = _best_row(rows, family, hints)
-    table = _from_table(row, hints)
-    if table is None:
-        row = _best_spec_row(rows, family)
-        table = _from_spec(row)
-    vector = _from_vector(_best_vector(find_vectors(code, stdout), family, hints))
-    bare = _from_bare(find_bare_number(code, stdout, family, hints))
-    # a demoted label (naive, robustness) comes after every positive rule
-    chain += [table, vector, bare, demoted]
-    chosen = next((rec for rec in chain if rec is not None), None)
-    if chosen is None:
+        return False
+    k = round(large.value / small.value)
+    tol = _half_unit(large.printed) + k * _half_unit(small.printed)
+    return 2 <= k <= 11 and abs(large.value - k * small.value) <= tol
+
+
+def _eligible(c: Candidate) -> bool:
+    return c.veto is None and bool(c.kinds) and c.score > 0
+
+
+def group_candidates(candidates: Sequence[Candidate], family: Family) -> list[_Group]:
+    """Eligible candidates grouped by the estimate they print, best group first."""
+    ranked = sorted(
+        (c for c in candidates if _eligible(c)),
+        key=lambda c: (-c.score, c.printed.line, c.printed.index),
+    )[:MAX_GROUPED]
+    groups: list[_Group] = []
+    for c in ranked:
+        for g in groups:
+            if _same(g.best, c, family):
+                g.members.append(c)
+                if abs(c.value) < abs(g.best.value) and not _same(g.best, c, "did"):
+                    g.best = c  # a per-day effect represents its cumulative restatement
+                break
+        else:
+            groups.append(_Group(c, [c]))
+    return sorted(groups, key=lambda g: -g.score)
+
+
+def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> ExtractionRecord:
+    """The estimate, when the evidence separates it; else undecided (or none)."""
+    groups = group_candidates(candidates, family)
+    n_lines = len(stdout.splitlines())
+    if not groups:
         return ExtractionRecord(
             method="deterministic",
             value=None,
             rule="none",
             line=None,
             rationale=(
-                f"no ESTIMATE line, no labelled {family} effect line and no coefficient-table "
-                f"row matching the {family} effect term in {len(stdout.splitlines())} stdout lines"
+                f"no printed number in {n_lines} stdout lines has evidence of being the "
+                f"{family} effect estimate"
             ),
         )
-    main_row = table if row is not None and context_score(row.context, family) >= 0 else None
-    plausible = [
-        rec
-        for rec in (*chain[:2], *(_from_fit(m) for m in rival_fits), main_row, vector, bare)
-        if rec is not None
-    ]
-    return _with_ambiguity(chosen, plausible, stdout)
+    listed = [_listed(g) for g in groups[:MAX_LISTED]]
+    best = groups[0]
+    why = _why(best.best)
+    rival = _stated_rival(best, groups[1:])
+    if rival is None and (len(groups) == 1 or best.score - groups[1].score >= MARGIN):
+        p = best.best.printed
+        rec = _record(p.value, _rule(best.best), p.line, why)
+        if len(groups) > 1:
+            others = "; ".join(f"{c.value!r} (score {c.score:.1f})" for c in listed[1:])
+            rec = rec.model_copy(
+                update={
+                    "ambiguous": True,
+                    "candidates": listed,
+                    "rationale": f"{rec.rationale}; also printed, with less evidence: {others}",
+                }
+            )
+        return rec
+    runner = rival or groups[1]
+    return ExtractionRecord(
+        method="deterministic",
+        value=None,
+        rule="undecided",
+        line=None,
+        ambiguous=True,
+        undecided=True,
+        candidates=listed,
+        rationale=(
+            f"undecided: {best.best.value!r} (line {best.best.printed.line}, score "
+            f"{best.score:.1f}: {why}) and {runner.best.value!r} (line "
+            f"{runner.best.printed.line}, score {runner.score:.1f}: {_why(runner.best)}) are "
+            f"not separated by the evidence"
+        ),
+    )
 
 
-def _fit_candidates(
-    stdout: str, fits: Sequence[FitEntry], family: Family, hints: CodeHints
-) -> tuple[FitMatch | None, list[FitMatch]]:
-    """The best fit match, and the equally good matches of *other* fits (rival estimates)."""
-    if not fits:
-        return None, []
-    matches = find_fit_matches(stdout, fits, family, hints, headings(stdout))
-    best = best_fit_match(matches)
+_STATED: Final = frozenset({"label", "result", "bare"})
+
+
+def _stated(c: Candidate) -> bool:
+    """The script states this number as its effect: a label naming it, nothing against it."""
+    return bool(c.kinds & _STATED) and all(w >= 0 for w, _ in c.evidence)
+
+
+def _stated_rival(best: _Group, others: Sequence[_Group]) -> _Group | None:
+    """A number the script states as its effect, when the best reading is only a table or fit
+    row: the script's own statement and its printed fit disagree, so neither is certain."""
+    if _stated(best.best):
+        return None
+    return next((g for g in others if _stated(g.best)), None)
+
+
+def _listed(g: _Group) -> ExtractionCandidate:
+    c = g.best
+    return ExtractionCandidate(
+        value=c.value,
+        rule=_rule(c),
+        line=c.printed.line,
+        token=c.printed.token + ("%" if c.printed.unit == "%" else ""),
+        score=round(g.score, 3),
+        evidence=[f"{w:+.1f} {why}" for w, why in c.evidence],
+    )
+
+
+def _why(c: Candidate) -> str:
+    pos = sorted(c.evidence, key=lambda e: -abs(e[0]))[:4]
+    return ", ".join(f"{why} ({w:+.1f})" for w, why in pos)
+
+
+_RULES: Final = {
+    "bare": "bare_number",
+    "label": "labelled_line",
+    "table": "coef_table",
+    "fit": "fit_match",
+    "spec": "spec_table",
+    "vector": "coef_vector",
+    "result": "arithmetic_result",
+}
+
+
+def _rule(c: Candidate) -> str:
+    """The rule named after the strongest positive evidence of the candidate."""
+    best: tuple[float, str] | None = None
+    for weight, _why, kind in c.weighted_kinds():
+        if kind in _RULES and (best is None or weight > best[0]):
+            best = (weight, kind)
     if best is None:
-        return None, []
-    rivals = [m for m in matches if m.key[0] == best.key[0] and m.coef.fit != best.coef.fit]
-    return best, rivals
-
-
-def _from_vector(entry: VectorEntry | None) -> ExtractionRecord | None:
-    if entry is None:
-        return None
-    return _record(
-        entry.value, "coef_vector", entry.line, f"named coefficient {entry.term!r} -> {entry.token}"
-    )
-
-
-def _from_bare(bare: VectorEntry | None) -> ExtractionRecord | None:
-    if bare is None:
-        return None
-    return _record(
-        bare.value,
-        "bare_number",
-        bare.line,
-        f"the only printed value, {bare.token}, is the code's coefficient {bare.term!r}",
-    )
-
-
-def _half_unit(stdout: str, rec: ExtractionRecord) -> float:
-    """Half a unit in the last printed digit of the number ``rec`` was read from."""
-    if rec.line is None or rec.value is None:
-        return 0.0
-    lines = stdout.splitlines()
-    if not 0 < rec.line <= len(lines):
-        return 0.0
-    best = 0.0
-    for token in re.findall(NUMBER, normalize_line(lines[rec.line - 1])):
-        value = parse_number(token)
-        if value is None:
-            continue
-        for scale in (1.0, 100.0):
-            if abs(value - rec.value * scale) <= 1e-9 * max(1.0, abs(value)):
-                best = max(best, 0.5 * 10.0 ** (-decimals_of(token)) / scale)
-    return best
-
-
-def _same_number(a: ExtractionRecord, b: ExtractionRecord, stdout: str) -> bool:
-    """Two readings print the same number: they differ by no more than rounding of each."""
-    if a.value is None or b.value is None:
-        return a.value is b.value
-    tol = _half_unit(stdout, a) + _half_unit(stdout, b) + 1e-12 * max(1.0, abs(a.value))
-    return abs(a.value - b.value) <= tol
-
-
-def _with_ambiguity(
-    chosen: ExtractionRecord, plausible: list[ExtractionRecord], stdout: str
-) -> ExtractionRecord:
-    """Flag the record when plausible candidates print different numbers (beyond rounding)."""
-    distinct: list[ExtractionRecord] = []
-    for rec in [chosen, *plausible]:
-        assert rec.value is not None
-        if not any(_same_number(rec, d, stdout) for d in distinct):
-            distinct.append(rec)
-    if len(distinct) < 2:
-        return chosen
-    candidates = [
-        ExtractionCandidate(value=d.value, rule=d.rule, line=d.line)
-        for d in distinct
-        if d.value is not None
-    ]
-    listed = "; ".join(f"{c.value!r} ({c.rule}, line {c.line})" for c in candidates)
-    return chosen.model_copy(
-        update={
-            "ambiguous": True,
-            "candidates": candidates,
-            "rationale": f"{chosen.rationale}; AMBIGUOUS, other plausible estimates: {listed}",
-        }
-    )
-
-
-def fitted_effects(*, code: str, family: Family, fits: Sequence[FitEntry]) -> list[float]:
-    """Every fitted coefficient on the family's effect term (for the diagnosis of a cell)."""
-    hints = code_hints(code, family)
-    return [c.estimate for c in effect_coefficients(fits, family, hints)]
-
-
-def _line_of(row: TableRow) -> int:
-    return row.line
+        return "evidence"
+    rule = _RULES[best[1]]
+    if rule == "labelled_line" and c.printed.factor != 1.0:
+        return "labelled_line_percent"
+    return rule
 
 
 def _record(value: float, rule: str, line: int, why: str) -> ExtractionRecord:
@@ -246,53 +391,20 @@ def _record(value: float, rule: str, line: int, why: str) -> ExtractionRecord:
     )
 
 
-def _from_table(row: TableRow | None, hints: CodeHints) -> ExtractionRecord | None:
-    if row is None:
+def _declared(stdout: str, declared: str) -> tuple[float, int] | None:
+    """The declared token where stdout prints it (same digits; a percent is divided by 100)."""
+    token = normalize_line(declared.strip()).rstrip(".")
+    pct = token.endswith("%")
+    token = token.rstrip("% ")
+    try:
+        value = float(token)
+    except ValueError:
         return None
-    term = repr(row.term) if row.term else f"{next(iter(hints.row_terms))!r} (named by the code)"
-    where = f"coefficient table {row.table + 1}" if row.table >= 0 else "regression table"
-    return _record(
-        row.value,
-        "coef_table",
-        row.line,
-        f"{where}, term {term}, column {row.column!r} -> {row.token}",
-    )
-
-
-def _from_fit(match: FitMatch) -> ExtractionRecord:
-    coef = match.coef
-    return _record(
-        match.value,
-        "fit_match",
-        match.line,
-        f"printed {match.token}{'%' if match.value != float(match.token) else ''} is the "
-        f"coefficient on {coef.term!r} of fit {coef.fit + 1} ({coef.function}), "
-        f"{coef.estimate!r}, at its printed precision",
-    )
-
-
-def _from_spec(row: TableRow | None) -> ExtractionRecord | None:
-    if row is None:
-        return None
-    return _record(
-        row.value,
-        "spec_table",
-        row.line,
-        f"specification table {row.table + 1}, main row {row.term!r}, column {row.column!r} "
-        f"-> {row.token}",
-    )
-
-
-def _from_label(lab: Labelled) -> ExtractionRecord:
-    if lab.percent:
-        value = lab.value / 100.0
-        return _record(
-            value,
-            "labelled_line_percent",
-            lab.line,
-            f"label {lab.label!r}, {lab.value!r}% -> {value!r}",
-        )
-    return _record(lab.value, "labelled_line", lab.line, f"label {lab.label!r} -> {lab.value!r}")
+    pattern = re.compile(rf"(?<![\w.]){re.escape(token)}(?![\w.])")
+    for no, raw in enumerate(stdout.splitlines(), start=1):
+        if pattern.search(normalize_line(raw)):
+            return (value / 100.0 if pct else value), no
+    return None
 
 
 def _best_marker(stdout: str) -> tuple[float, int] | None:
@@ -306,55 +418,10 @@ def _best_marker(stdout: str) -> tuple[float, int] | None:
     return (main or markers)[-1]
 
 
-def _best_labelled(stdout: str, family: Family) -> Labelled | None:
-    heads = headings(stdout)
-    best: Labelled | None = None
-    best_score = -(10**6)
-    for lab in find_labelled(stdout, family):
-        score = lab.score + context_score(heads[lab.line - 1], family)
-        if score > best_score:  # strict: the first of the best wins
-            best, best_score = Labelled(lab.label, lab.value, lab.line, score, lab.percent), score
-    return best
+def fitted_effects(*, code: str, family: Family, fits: Sequence[FitEntry]) -> list[float]:
+    """Every fitted coefficient on the family's effect term (for the diagnosis of a cell)."""
+    hints = code_hints(code, family)
+    return [c.estimate for c in effect_coefficients(fits, family, hints)]
 
 
-def _best_row(rows: list[TableRow], family: Family, hints: CodeHints) -> TableRow | None:
-    best: TableRow | None = None
-    best_score = -(10**6)
-    for row in rows:
-        term = row.term
-        if not term:  # a row printed without its term: named by the code, when unambiguous
-            if len(hints.row_terms) != 1:
-                continue
-            term = next(iter(hints.row_terms))
-        base = term_score(term, family, hints)
-        if base is None:
-            continue
-        score = base + context_score(row.context, family)
-        if score >= best_score:  # the last of the best wins
-            best, best_score = row, score
-    return best
-
-
-def _best_spec_row(rows: list[TableRow], family: Family) -> TableRow | None:
-    """The main row of a table of specifications: the first of the best-scoring rows."""
-    best: TableRow | None = None
-    best_score = -1
-    for row in rows:
-        if not row.spec:
-            continue
-        score = spec_score(row.term, family) + context_score(row.context, family)
-        if score > best_score:  # strict: the main specification is listed first
-            best, best_score = row, score
-    return best
-
-
-def _best_vector(
-    entries: list[VectorEntry], family: Family, hints: CodeHints
-) -> VectorEntry | None:
-    best: VectorEntry | None = None
-    best_score = -(10**6)
-    for entry in entries:
-        score = term_score(entry.term, family, hints)
-        if score is not None and score >= best_score:
-            best, best_score = entry, score
-    return best
+__all__ = ["collect_candidates", "decide", "extract_estimate", "fitted_effects", "heading_evidence"]

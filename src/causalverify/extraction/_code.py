@@ -1,0 +1,81 @@
+"""What the code that printed a line says about it: variable names and nearby comments.
+
+The line that printed a labelled number is found by its label text (a string literal of the
+code); the names on that code line (outside the literal) and the comments just above it say
+whether it prints a naive, first-stage, placebo or robustness result, or the main one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from causalverify.extraction._evidence import _NAIVE, Candidate
+from causalverify.extraction._terms import MAIN_CONTEXT, SECONDARY
+from causalverify.families import Family
+
+_STRING: Final = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
+_WORDS: Final = re.compile(r"[a-z][a-z0-9_ ().\-]{5,}")
+_MAX_LINES: Final = 5000
+_MAX_LOOKUPS: Final = 400
+#: variable names that hold a naive, first-stage or secondary fit
+_SECONDARY_NAME: Final = re.compile(
+    r"(?<![a-z])(naive|first_?stage|fs|reduced_?form|rf|placebo|pooled|simple)(?![a-z])"
+)
+_OLS_NAME: Final = re.compile(r"(?<![a-z])ols(?![a-z])")
+
+
+class CodeLines:
+    """The code, indexed for finding the statement that printed a label."""
+
+    def __init__(self, code: str) -> None:
+        self.lines = [x.lower() for x in code.splitlines()[:_MAX_LINES]]
+        self.lookups = 0
+        self.cache: dict[str, int | None] = {}
+
+    def find(self, label: str) -> int | None:
+        """The first code line whose text contains the label's words (0-based), or None."""
+        needle = " ".join(label.lower().split())
+        needle = needle.strip(" :=-*#>[(")[-40:]
+        m = _WORDS.search(needle)
+        if m is None or len(needle) < 6:
+            return None
+        needle = needle[m.start() :]
+        if needle in self.cache:
+            return self.cache[needle]
+        self.lookups += 1
+        found = None
+        if self.lookups <= _MAX_LOOKUPS:
+            found = next(
+                (i for i, x in enumerate(self.lines) if needle in " ".join(x.split())), None
+            )
+        self.cache[needle] = found
+        return found
+
+    def context(self, at: int) -> tuple[str, str]:
+        """The names on the printing line (literals removed) and the comments just above it."""
+        names = _STRING.sub(" ", self.lines[at].split("#")[0])
+        comments: list[str] = []
+        for j in range(at - 1, max(-1, at - 4), -1):
+            text = self.lines[j].strip()
+            if text.startswith("#"):
+                comments.append(text)
+            elif text:
+                break
+        return names, " ".join(comments)
+
+    def evidence(self, cand: Candidate, family: Family) -> None:
+        """Add what the printing code says to ``cand`` (a labelled number)."""
+        at = self.find(cand.printed.label)
+        if at is None:
+            return
+        names, comments = self.context(at)
+        if SECONDARY.search(comments) or _NAIVE.search(comments):
+            cand.add(-2.0, f"the comment above the printing code: {comments[:60]!r}")
+        elif MAIN_CONTEXT.search(comments):
+            cand.add(1.0, f"the comment above the printing code: {comments[:60]!r}")
+        bad = _SECONDARY_NAME.search(names)
+        if bad is None and family in ("iv", "fuzzy_rdd"):
+            bad = _OLS_NAME.search(names)
+        if bad is not None:
+            cand.add(-2.0, f"the printing code uses {bad.group(0)!r}")

@@ -1,0 +1,265 @@
+"""Candidates with evidence: every printed number and what is known about it.
+
+Each printed number (:mod:`causalverify.extraction._printed`) collects *evidence*: weighted,
+named facts from its label, its section heading, the coefficient table it sits in, the fit log
+(which fit and term it equals, exactly or only by rounding), the constants the code sets, printed
+arithmetic, its unit and what the code that printed it says. The sum of the weights ranks it;
+:mod:`causalverify.extraction._decide` decides whether the ranking separates one estimate.
+
+Weights are small numbers on one scale: a clear label naming the family's effect is about +4, a
+coefficient-table row of the effect term +3, a fitted effect coefficient +2 to +4; a robustness,
+placebo or first-stage context about -3 to -4; a setup constant or an operand of arithmetic -6.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from causalverify.extraction._constants import CodeConstants
+from causalverify.extraction._fits import EffectCoef, effect_coefficients
+from causalverify.extraction._printed import Printed
+from causalverify.extraction._terms import (
+    IV_CONTEXT,
+    MAIN_CONTEXT,
+    OLS_CONTEXT,
+    SECONDARY,
+    CodeHints,
+)
+from causalverify.families import Family
+from causalverify.sandbox.base import FitEntry
+
+#: a label word that names an estimate of an effect
+EFFECT_WORDS: Final = re.compile(
+    r"estimate|effect|impact|\bate\b|\batt\b|\blate\b|coefficient|\bcoef\b|\bdid\b|diff.?in.?diff"
+    r"|difference[- ]in[- ]differences|2sls|tsls|\biv\b|discontinuity|\brdd?\b|jump|\bcaa?r\b"
+    r"|\baa?r\b|abnormal|\bbeta_?hat\b|β̂|τ̂|elasticity|\bresult\b|twfe|two[- ]way|within"
+    r"|\bgap\b|treatment|\bdelta\b|\bwald\b|\bsate\b|\bcate\b"
+)
+#: a label that names something other than an estimate (its last clause is read)
+STRONG_STAT: Final = re.compile(
+    r"\bse\b|\bstd|standard (error|dev)|s\.e\.|\berr(or)?\b|t[- ]?stat|t[- ]?val|\bt\b|\bz\b"
+    r"|p[- ]?val|\bp\b|pr\(|\bci\b|conf|interval|lower|upper|\blo\b|\bhi\b|f[- ]?stat|\bf\b"
+    r"|\bn\b|\bobs\b|observations|r[- ]?squared|r²|\br2\b|\bsd\b|variance|\bvar\b|\bdf\b"
+    r"|degrees|rmse|\baic\b|\bbic\b|likelihood|hausman|sargan|significan|\bmse\b"
+    r"|wald (test|stat|chi)|\bchi|statistic"
+)
+#: a label that names a setup quantity or a description of the data, unless it names an effect
+STAT_WORDS: Final = re.compile(
+    r"bandwidth|\bbw\b|\bh\b|cutoff|threshold|kernel|order|\bseed\b|\blevel\b|\bnumber\b"
+    r"|\bcounts?\b|share of|proportion|\brows\b|\bcolumns\b|sample size|\bweights?\b"
+    r"|window length|(control|treated|baseline|pre|outcome|dependent|group|sample|untreated)\s*"
+    r"(group\s*)?mean|mean (of )?(the )?(y|outcome|dependent)|\bmin\b|\bmax\b|median|quantile"
+    r"|power|\bsize\b|reject|\bk\b|\btests?\b|(?<!per )\b(days?|units?|stocks?|years?|periods?|firms?"
+    r"|samples?)\b$|\bcorr"
+)
+_FAMILY_GOOD: Final[dict[Family, re.Pattern[str]]] = {
+    "did": re.compile(r"\bdid\b|diff|interaction|twfe|two[- ]way|treat\w*\s*[x×:*]\s*post|within"),
+    "event_study": re.compile(
+        r"per[- ]day|daily|average (ar|abnormal)|mean (ar|abnormal)|\baar\b|post[- ]event"
+        r"|\bcaa?r\b|cumulative"
+    ),
+    "iv": re.compile(r"\biv\b|2sls|tsls|instrument|\blate\b|wald|second[- ]stage"),
+    "rdd": re.compile(r"\brdd?\b|discontinuity|jump|at (the )?(cutoff|threshold)|local"),
+    "staggered_did": re.compile(r"\batt\b|overall|aggregate|average (treatment )?effect"),
+    "fuzzy_rdd": re.compile(r"\biv\b|2sls|tsls|wald|\blate\b|take[- ]?up effect|ratio|fuzzy"),
+    "synthetic_control": re.compile(r"\batt\b|post[- ]?period|average (post )?gap|effect"),
+}
+_FAMILY_BAD: Final[dict[Family, re.Pattern[str]]] = {
+    "did": re.compile(r"coef\w* (on|for|of) (treated|post)\s*$|pre[- ]?period|simple diff|pooled"),
+    "event_study": re.compile(
+        r"\bmarket\b|\bmkt\b|\balpha\b|\bbeta\b(?!_?hat)|pre[- ]?event|estimation window"
+        r"|day[- ]?0\b|day zero|event day\b|on the event day|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0"
+    ),
+    "iv": re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form|\bof z\b"),
+    "rdd": re.compile(r"slope|global|polynomial|quadratic|running|placebo cutoff"),
+    "staggered_did": re.compile(r"pre[- ]?period|placebo|\bpre\b|static|\btwfe\b"),
+    "fuzzy_rdd": re.compile(
+        r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|take[- ]?up (jump|rate)|\bols\b"
+    ),
+    "synthetic_control": re.compile(r"pre[- ]?period|placebo|rmspe|\bweight"),
+}
+#: naive or comparison estimates a script prints next to its own
+_NAIVE: Final = re.compile(
+    r"naive|pooled|simple (ols|regression|difference|comparison)|without (fixed|controls|fe)"
+    r"|no (fixed|controls|fe)|biased|uncorrected|for comparison|comparison (estimate|model|ols)"
+    r"|benchmark ols"
+)
+_PARENS: Final = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
+@dataclass
+class Candidate:
+    """A printed number and the evidence about it."""
+
+    printed: Printed
+    evidence: list[tuple[float, str]] = field(default_factory=list)
+    #: the kind of each piece of evidence (None for context), parallel to ``evidence``
+    kind_of: list[str | None] = field(default_factory=list)
+    #: kinds of positive evidence that name it an effect (label, table, fit, vector, bare, ...)
+    kinds: set[str] = field(default_factory=set)
+    veto: str | None = None  # a reason it is never the estimate
+
+    @property
+    def score(self) -> float:
+        return sum(w for w, _ in self.evidence)
+
+    @property
+    def value(self) -> float:
+        return self.printed.value
+
+    def weighted_kinds(self) -> list[tuple[float, str, str]]:
+        """(weight, why, kind) of the evidence that names a kind."""
+        return [(w, y, k) for (w, y), k in zip(self.evidence, self.kind_of, strict=True) if k]
+
+    def add(self, weight: float, why: str, kind: str | None = None) -> None:
+        self.evidence.append((weight, why))
+        self.kind_of.append(kind)
+        if kind is not None:
+            self.kinds.add(kind)
+
+
+def _last_clause(label: str) -> str:
+    """The words nearest the number: the label's last clause, parentheses removed."""
+    bare = _PARENS.sub(" ", label.lower())
+    parts = re.split(r"[|;:,=]", bare)
+    for part in reversed(parts):
+        if re.search(r"[a-zβτ]", part):
+            return part.strip(" *-#>")
+    return ""
+
+
+def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
+    """What the label and the section heading say about the number."""
+    p = cand.printed
+    label = p.label.lower()
+    clause = _last_clause(p.label)
+    if clause and STRONG_STAT.search(clause):
+        cand.veto = cand.veto or f"label {p.label.strip()!r} names a statistic, not an estimate"
+        return
+    if clause and STAT_WORDS.search(clause) and not EFFECT_WORDS.search(clause):
+        cand.veto = cand.veto or f"label {p.label.strip()!r} names a setup or data quantity"
+        return
+    near = label[-120:]
+    if EFFECT_WORDS.search(near):
+        cand.add(3.0, f"label {p.label.strip()[-80:]!r} names an estimate", "label")
+        if _FAMILY_GOOD[family].search(near):
+            cand.add(2.0, f"the label names the {family} design")
+        if MAIN_CONTEXT.search(near):
+            cand.add(1.5, "the label says main/preferred")
+    if SECONDARY.search(near):
+        cand.add(-4.0, "the label marks a robustness, placebo or first-stage result")
+    if _NAIVE.search(near):
+        cand.add(-3.0, "the label marks a naive or comparison estimate")
+    if _FAMILY_BAD[family].search(near):
+        cand.add(-3.0, f"the label names a quantity other than the {family} effect")
+    if family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(near) and not IV_CONTEXT.search(near):
+        cand.add(-2.0, "the label names an OLS result")
+
+
+def heading_evidence(cand: Candidate, family: Family, heading: str) -> None:
+    """What the closest section heading says (robustness, placebo, main, IV vs OLS)."""
+    if not heading:
+        return
+    if SECONDARY.search(heading) or _NAIVE.search(heading):
+        cand.add(-3.0, f"printed under the heading {heading.strip()[:60]!r}")
+    elif MAIN_CONTEXT.search(heading):
+        cand.add(1.5, f"printed under the heading {heading.strip()[:60]!r}")
+    if family in ("iv", "fuzzy_rdd"):
+        if IV_CONTEXT.search(heading):
+            cand.add(1.0, "printed in an IV section")
+        elif OLS_CONTEXT.search(heading):
+            cand.add(-2.0, "printed in an OLS section")
+    if family_bad(heading, family):
+        cand.add(-2.0, f"the heading names a quantity other than the {family} effect")
+
+
+def family_bad(text: str, family: Family) -> bool:
+    """The text names a quantity of the design other than its effect (and not the effect)."""
+    return bool(_FAMILY_BAD[family].search(text)) and not _FAMILY_GOOD[family].search(text)
+
+
+def shape_evidence(cand: Candidate, constants: CodeConstants, fitted: bool) -> None:
+    """Facts of the number itself: an integer, an operand, a restatement, a setup constant."""
+    p = cand.printed
+    if p.operand:
+        cand.add(-6.0, "an operand of printed arithmetic, not its result")
+    elif p.result:
+        cand.add(1.0, "the result of printed arithmetic", "result")
+    if p.integer and not fitted:
+        cand.add(-4.0, "printed as a whole number (a count, an order or an index)")
+    if p.after_value:
+        cand.add(-2.0, "in parentheses after another value (a standard error or restatement)")
+    const = constants.equal(p.printed, p.decimals)
+    if const is not None and not (fitted and p.significant >= 3):
+        cand.add(-6.0, f"equals the constant {const!r} the code sets")
+        cand.veto = cand.veto or f"equals the constant {const!r} the code sets"
+
+
+@dataclass(frozen=True)
+class _Coef:
+    value: float
+    fit: int
+    function: str
+    term: str
+    effect: EffectCoef | None
+
+
+class FitIndex:
+    """The fit log's coefficients, sorted, to find which one a printed number prints."""
+
+    def __init__(self, fits: Sequence[FitEntry], family: Family, hints: CodeHints) -> None:
+        effects = {(c.fit, c.term): c for c in effect_coefficients(fits, family, hints)}
+        coefs: list[_Coef] = []
+        for index, fit in enumerate(fits):
+            for t in fit.terms:
+                if t.estimate is None:
+                    continue
+                eff = effects.get((index, t.term))
+                coefs.append(_Coef(t.estimate, index, fit.function, t.term, eff))
+        coefs.sort(key=lambda c: c.value)
+        self.coefs = coefs
+        self.keys = [c.value for c in coefs]
+
+    def matching(self, value: float, decimals: int) -> list[_Coef]:
+        half = 0.5 * 10.0 ** (-decimals) * (1 + 1e-9) + 1e-15 * max(1.0, abs(value))
+        lo = bisect.bisect_left(self.keys, value - half)
+        hi = bisect.bisect_right(self.keys, value + half)
+        return self.coefs[lo : min(hi, lo + 50)]
+
+
+def fit_evidence(cand: Candidate, index: FitIndex) -> bool:
+    """Which fitted coefficient the number prints; True when it is an effect coefficient."""
+    p = cand.printed
+    if p.significant < 2 or not index.coefs:
+        return False
+    decimals = p.decimals + (2 if p.factor == 0.01 else 4 if p.factor == 1e-4 else 0)
+    hits = index.matching(p.value, decimals)
+    effects = [h for h in hits if h.effect is not None]
+    if effects:
+        best = max(effects, key=lambda h: (h.effect.design, h.fit) if h.effect else (0, 0))
+        eff = best.effect
+        assert eff is not None
+        how = "exactly" if p.significant >= 4 else "only by rounding"
+        weight = 1.0 + eff.design
+        weight += 1.0 if p.significant >= 4 else (-1.0 if p.significant <= 2 else 0.0)
+        cand.add(
+            weight,
+            f"equals {how} the coefficient on {best.term!r} of fit {best.fit + 1} "
+            f"({best.function})",
+            "fit",
+        )
+        if re.search(r"fake|placebo|pseudo|falsif|\blead|pre_?trend", best.term.lower()):
+            cand.add(-3.0, f"the fitted term {best.term!r} is a placebo")
+        return True
+    if hits and p.significant >= 3:
+        other = hits[0]
+        cand.add(
+            -3.0,
+            f"equals the coefficient on {other.term!r} of fit {other.fit + 1} "
+            f"({other.function}), not the effect term",
+        )
+    return False

@@ -17,6 +17,7 @@ from causalverify.analysis._clustered import (
     paired_difference,
     sign_flip_p,
 )
+from causalverify.analysis._diff import Side, SuiteMismatchError, check_same_suite, diff_sides
 from causalverify.analysis._frame import (
     CELL_COLUMNS,
     LAYERS,
@@ -79,16 +80,20 @@ __all__ = [
     "Proportion",
     "RankComparison",
     "Rate",
+    "Side",
+    "SuiteMismatchError",
     "Unit",
     "add_unit",
     "analyze_cells",
     "bootstrap_rank_ci",
+    "check_same_suite",
     "classify_cell",
     "clustered_rate",
     "compare_pair",
     "compare_rankings",
     "conditional_pass",
     "design_power",
+    "diff_sides",
     "drop_one_family",
     "dumps_summary",
     "executed_wrong",

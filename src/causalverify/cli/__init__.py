@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "run": "causalverify.cli.run:run",
     "report": "causalverify.cli.report:report",
     "analyze": "causalverify.cli.analyze:analyze",
+    "diff": "causalverify.cli.diff:diff",
+    "export": "causalverify.cli.export:export",
     "doctor": "causalverify.cli.doctor:doctor",
     "exec": "causalverify.cli.exec_:exec_",
     "score": "causalverify.cli.score:score",

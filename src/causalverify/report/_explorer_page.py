@@ -9,6 +9,15 @@ untrusted: it is only ever inserted as text, never as markup.
 from __future__ import annotations
 
 from typing import Final
+from urllib.parse import quote
+
+
+def cell_address(scenario: str, model: str, language: str, sample: int) -> str:
+    """The explorer's address of one cell (``#cell/<scenario>/<model>/<language>/<sample>``,
+    each part encoded as the page's script encodes it)."""
+    parts = (scenario, model, language, str(sample))
+    return "#cell/" + "/".join(quote(p, safe="!~*'()") for p in parts)
+
 
 FILTERS: Final[tuple[tuple[str, str], ...]] = (
     ("unit", "unit"),

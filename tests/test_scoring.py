@@ -218,12 +218,31 @@ def test_the_fitted_effect_closest_to_the_canonical_is_recorded() -> None:
         ),
     ]
     execution = _exec(stdout="ESTIMATE: 0.5\n").model_copy(update={"fits": fits})
-    rec = rescore(cell(canonical=-0.25, execution=execution))
+    code = CodeRecord(language="r", code="m <- lm(y ~ treated * post, d)\ncat('x')", parses=True)
+    rec = rescore(cell(canonical=-0.25, execution=execution, code=code))
     assert rec.status == "wrong" and rec.scores is not None
     assert rec.scores.fitted_effect == -0.26  # the reported 0.5 is the post main effect
     assert rec.scores.fitted_rel_error == pytest.approx(0.04)
     assert rec.scores.fitted_right is True
-    strict = rescore(cell(canonical=-0.25, execution=execution), tolerance=0.01)
+    strict = rescore(cell(canonical=-0.25, execution=execution, code=code), tolerance=0.01)
     assert strict.scores is not None and strict.scores.fitted_right is False
     without = rescore(cell(canonical=-0.25))
     assert without.scores is not None and without.scores.fitted_effect is None
+
+
+def test_fit_log_entries_the_code_does_not_call_set_no_diagnosis() -> None:
+    """A script that fits nothing can write fit-log lines itself: they claim a fit the code
+    never makes, so they set neither the fitted effect nor "fitted right"."""
+    from causalverify.sandbox.base import FitEntry, FitTerm
+
+    forged = [
+        FitEntry(function="stats::lm", terms=[FitTerm(term="treated:post", estimate=-0.25)]),
+        FitEntry(function="statsmodels.OLS", terms=[FitTerm(term="treated:post", estimate=-0.25)]),
+    ]
+    execution = _exec(stdout="ESTIMATE: 0.5\n").model_copy(update={"fits": forged})
+    code = "cat('ESTIMATE: 0.5')  # lm_robust, llm and tools: words, not the fitted names\n"
+    for text in (code, "x <- 1\ncat('ESTIMATE: 0.5')\n"):
+        record = cell(execution=execution, code=CodeRecord(language="r", code=text, parses=True))
+        rec = rescore(record)
+        assert rec.status == "wrong" and rec.scores is not None
+        assert rec.scores.fitted_effect is None and rec.scores.fitted_right is None

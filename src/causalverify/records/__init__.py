@@ -8,8 +8,10 @@ output, limits, fit log); ``manifest`` is what the execution environment has ins
 
 from __future__ import annotations
 
+from causalverify.records._text import Text, storable
 from causalverify.records.brief import ScenarioBrief, ScenarioFacts
 from causalverify.records.cells import (
+    HARNESS_STATUSES,
     CellKey,
     CellRecord,
     CellStatus,
@@ -27,6 +29,7 @@ from causalverify.records.execution import ExecResult, ExecStatus, FitEntry, Fit
 from causalverify.records.manifest import Manifest
 
 __all__ = [
+    "HARNESS_STATUSES",
     "CellKey",
     "CellRecord",
     "CellStatus",
@@ -45,6 +48,8 @@ __all__ = [
     "ScenarioBrief",
     "ScenarioFacts",
     "ScoreRecord",
+    "Text",
     "TurnRecord",
     "messages_sha256",
+    "storable",
 ]

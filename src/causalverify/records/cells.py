@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from causalverify.families import Difficulty, Family, Language
+from causalverify.records._text import Text
 from causalverify.records.execution import ExecResult
 
 CellStatus = Literal[
@@ -31,7 +32,12 @@ CellStatus = Literal[
     "wrong",  # extracted estimate outside the tolerance
     "correct",  # L2b+ pass
     "unscoreable",  # |canonical| < 1e-9: excluded from rates
+    "extraction_limit",  # reading the estimate hit its time or memory bound (fails L2b+)
+    "harness_error",  # a stage of the harness failed on this cell's data (fails L2b+)
 ]
+
+#: statuses of cells the harness could not finish; ``status_reason`` says why
+HARNESS_STATUSES: frozenset[str] = frozenset({"extraction_limit", "harness_error"})
 
 ExtractionMethod = Literal["deterministic", "judge"]
 
@@ -40,7 +46,7 @@ class Message(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     role: Literal["system", "user", "assistant"]
-    content: str
+    content: Text
 
 
 class CellKey(BaseModel):
@@ -58,26 +64,26 @@ class CellKey(BaseModel):
 class ModelResponse(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    content: str | None
-    stop_reason: str | None = None
+    content: Text | None
+    stop_reason: Text | None = None
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
     truncated: bool = False
     cached: bool = False
-    error: str | None = None
+    error: Text | None = None
     latency_seconds: float = 0.0
-    model: str | None = None
+    model: Text | None = None
 
 
 class CodeRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     language: Language
-    code: str | None
+    code: Text | None
     block_index: int | None = None
     parses: bool = False
-    parse_error: str | None = None
+    parse_error: Text | None = None
 
 
 class ExtractionCandidate(BaseModel):
@@ -90,7 +96,7 @@ class ExtractionCandidate(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     value: float
-    rule: str
+    rule: Text
     line: int | None = None
     token: str | None = None
     score: float | None = None
@@ -102,9 +108,9 @@ class ExtractionRecord(BaseModel):
 
     method: ExtractionMethod
     value: float | None
-    rule: str
+    rule: Text
     line: int | None = None
-    rationale: str = ""
+    rationale: Text = ""
     #: plausible candidates printed different numbers (beyond rounding); ``value`` is still the
     #: rule's choice, ``candidates`` lists one of each distinct number (the choice first)
     ambiguous: bool = False
@@ -147,6 +153,7 @@ TURN_FIELDS: tuple[str, ...] = (
     "extraction_disagree",
     "scores",
     "status",
+    "status_reason",
     "timings",
 )
 
@@ -173,6 +180,7 @@ class TurnRecord(BaseModel):
     extraction_disagree: bool = False
     scores: ScoreRecord | None = None
     status: CellStatus
+    status_reason: Text = ""
     timings: dict[str, float] = Field(default_factory=dict)
 
     @classmethod
@@ -222,6 +230,9 @@ class CellRecord(BaseModel):
     extraction_disagree: bool = False
     scores: ScoreRecord | None = None
     status: CellStatus
+    #: why the harness could not finish the cell (``HARNESS_STATUSES``), or that an
+    #: extraction bound was hit on a cell whose execution had already failed; "" otherwise
+    status_reason: Text = ""
     timings: dict[str, float] = Field(default_factory=dict)
     turns: list[TurnRecord] = Field(default_factory=list)
 

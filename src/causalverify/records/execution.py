@@ -1,4 +1,4 @@
-"""What running a script produced: its status, output, resources and fit log.
+"""What running a script produced: its status, output, resources, fit log and output origins.
 
 These records cross process and disk boundaries (the sandbox returns them, the run store and
 releases keep them); the sandbox that produces them lives in :mod:`causalverify.sandbox`.
@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from causalverify.records._text import Text
 
 ExecStatus = Literal[
     "ok",
@@ -40,7 +42,7 @@ class FitTerm(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    term: str
+    term: Text
     estimate: float | None
     std_error: float | None = None
 
@@ -55,12 +57,39 @@ class FitEntry(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    function: str
+    function: Text
     terms: list[FitTerm]
     nobs: float | None = None
     iv: bool = False
     rd: bool = False
-    endogenous: list[str] = Field(default_factory=list)
+    endogenous: list[Text] = Field(default_factory=list)
+
+
+class OutputOrigin(BaseModel):
+    """The code that wrote one run of stdout (see :mod:`causalverify.sandbox.outputs`).
+
+    ``start``/``end`` are offsets into ``ExecResult.stdout`` (characters) and
+    ``first_line``/``last_line`` the stdout lines they cover (1-based, as ``str.splitlines``
+    counts them). ``function`` is the function that wrote (R: ``cat``, ``print``,
+    ``print.default``, ``writeLines``; Python: the callee as written, ``print``,
+    ``sys.stdout.write``, ``df.info``); ``line`` and ``code`` the script's line and text of the
+    innermost call of the script that led to it; ``call`` the written function's call as it was
+    evaluated (R); ``top_line`` the script's top-level statement; ``object`` the class of what R
+    printed. Untrusted: written by the script's process.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    start: int
+    end: int
+    first_line: int
+    last_line: int
+    function: str = ""
+    line: int | None = None
+    code: str = ""
+    call: str = ""
+    top_line: int | None = None
+    object: str = ""
 
 
 class ExecResult(BaseModel):
@@ -70,8 +99,8 @@ class ExecResult(BaseModel):
 
     status: ExecStatus
     exit_code: int | None
-    stdout: str
-    stderr: str
+    stdout: Text
+    stderr: Text
     wall_seconds: float
     cpu_seconds: float
     peak_memory_mb: float | None = None
@@ -79,12 +108,16 @@ class ExecResult(BaseModel):
     stderr_truncated: bool = False
     sandboxed: bool = True
     #: set when the failure is caused by an R/Python package that is not installed
-    missing_package: str | None = None
-    detail: str = ""
+    missing_package: Text | None = None
+    detail: Text = ""
     #: every model the script fitted, in order (untrusted: written by the script's process)
     fits: list[FitEntry] = Field(default_factory=list)
     #: what was dropped from the fit log and why ("" when nothing was)
-    fits_note: str = ""
+    fits_note: Text = ""
+    #: which code wrote each run of stdout, in order (untrusted, like the fit log)
+    outputs: list[OutputOrigin] = Field(default_factory=list)
+    #: what was dropped from the output records and why ("" when nothing was)
+    outputs_note: str = ""
 
     @property
     def ok(self) -> bool:

@@ -1,6 +1,10 @@
 """One cell, end to end: ask the model, take the code, parse it, run it, score it.
 
-Failures of the model or of its code become the cell's status; only setup problems raise.
+Failures of the model or of its code become the cell's status; only setup problems raise
+(:class:`~causalverify.errors.CausalVerifyError`). Anything else that goes wrong while a stage
+handles the cell's model-controlled data (an answer nested past the parser's depth, text the
+store cannot encode, a bug met only by odd output) becomes that cell's ``harness_error``, with
+the stage and the exception in ``status_reason``: stored like any other cell, final on resume.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from causalverify.errors import SandboxUnavailableError
+from causalverify.errors import CausalVerifyError, SandboxUnavailableError
 from causalverify.models import CellContext, Model, ModelOptions, ask
 from causalverify.records import (
     CellKey,
@@ -23,8 +27,10 @@ from causalverify.records import (
     ScenarioBrief,
     TurnRecord,
     messages_sha256,
+    storable,
 )
 from causalverify.sandbox.base import ExecResult
+from causalverify.scoring import SCORING_STAGE, score_unread
 
 if TYPE_CHECKING:
     from causalverify.runner.config import RunConfig
@@ -140,29 +146,93 @@ def execute_turn(
     return Turned(answered.task, record)
 
 
+#: characters of an exception's message kept in ``status_reason``
+_REASON_CHARS = 1000
+
+
+class _Progress:
+    """How far :func:`execute` got with a cell: the stage running and the record so far."""
+
+    def __init__(self) -> None:
+        self.stage = "record"
+        self.record: CellRecord | None = None
+
+
 def execute(
     answered: Answered, stages: Stages, config: RunConfig, judge: Model | None = None
 ) -> CellRecord:
     """Extract, parse-check, run and score an answered cell; return its final record.
 
+    An unexpected exception in a stage becomes the cell's ``harness_error`` (see the module
+    docstring); setup errors are raised.
+
     Raises
     ------
     SandboxUnavailableError
         If the sandbox reports that it could not run at all (a setup problem, not a cell status).
+    CausalVerifyError
+        Any other setup problem a stage reports.
     """
+    progress = _Progress()
+    try:
+        return _execute(answered, stages, config, judge, progress)
+    except CausalVerifyError:
+        raise
+    except Exception as exc:  # the cell's failure, never the run's
+        return _harness_failure(answered, config, progress, exc)
+
+
+def _harness_failure(
+    answered: Answered, config: RunConfig, progress: _Progress, exc: Exception
+) -> CellRecord:
+    """The cell as far as it got, with ``harness_error`` and the stage and exception."""
+    reason = storable(f"{progress.stage}: {type(exc).__name__}: {exc}"[:_REASON_CHARS])
+    record = progress.record
+    if record is None:
+        timings = {"model": round(answered.seconds, 6)}
+        record = _base_record(answered.task, config, answered.response, timings)
+    try:
+        scored = score_unread(
+            record,
+            status="harness_error",
+            reason=reason,
+            profile=config.profile,
+            tolerance=config.tolerance,
+            extractor=config.extractor,
+        )
+    except Exception:  # the layers cannot be derived: store the cell without
+        scored = record.model_copy(update={"scores": None, "status_reason": reason})
+    if progress.stage != SCORING_STAGE:
+        # a stage before scoring failed: the status the layers give (no_code, exec_error, ...)
+        # would say something the cell did not do
+        scored = scored.model_copy(update={"status": "harness_error"})
+    return scored
+
+
+def _execute(
+    answered: Answered,
+    stages: Stages,
+    config: RunConfig,
+    judge: Model | None,
+    progress: _Progress,
+) -> CellRecord:
     task, response = answered.task, answered.response
     timings = {"model": round(answered.seconds, 6)}
-    record = _base_record(task, config, response, timings)
+    record = progress.record = _base_record(task, config, response, timings)
     if response.content is None and response.error is not None:
         return record.model_copy(update={"status": "api_error"})
     if not (response.content or "").strip():
+        progress.stage = SCORING_STAGE
         return _score(record, stages, config)
     language = task.key.language
+    progress.stage = "code block"
     block = stages.extract_code(response.content or "", language, policy=config.code_policy)
     if block is None:
         code = CodeRecord(language=language, code=None)
+        progress.stage = SCORING_STAGE
         return _score(record.model_copy(update={"code": code, "status": "no_code"}), stages, config)
     start = time.perf_counter()
+    progress.stage = "parse check"
     check = stages.check_parses(block.code, language, stages.sandbox)
     timings["parse"] = round(time.perf_counter() - start, 6)
     code = CodeRecord(
@@ -172,10 +242,13 @@ def execute(
         parses=check.ok,
         parse_error=check.error,
     )
+    progress.record = record.model_copy(update={"code": code})
     if not check.ok:
         update = {"code": code, "status": "parse_error", "timings": timings}
+        progress.stage = SCORING_STAGE
         return _score(record.model_copy(update=update), stages, config)
     start = time.perf_counter()
+    progress.stage = "execution"
     result = stages.sandbox.run(
         block.code, language, {task.scenario.data_file: task.data_path}, config.limits
     )
@@ -190,7 +263,11 @@ def execute(
             "timings": timings,
         }
     )
+    progress.record = executed
+    progress.stage = "judge"
     executed = _judge(executed, stages, judge)
+    progress.record = executed
+    progress.stage = SCORING_STAGE
     return _score(executed, stages, config)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from causalverify.families import LANGUAGES, Language
+from causalverify.runner.budget import ScoringBudget
 from causalverify.sandbox.base import Limits
 
 Protocol = Literal["paper", "default"]
@@ -86,6 +87,9 @@ class RunConfig:
         follows the ``CAUSALVERIFY_WARM`` setting (on by default). Results do not depend on it.
     limits
         Resource limits of one execution.
+    scoring_budget
+        Time and memory that extracting and scoring one cell may take
+        (:mod:`causalverify.runner.budget`); a cell past it is stored as ``extraction_limit``.
     command_line
         The command that started the run, recorded in the metadata.
     """
@@ -119,6 +123,7 @@ class RunConfig:
     mode: Literal["single", "repair"] = "single"
     max_turns: int = 3
     limits: Limits = field(default_factory=Limits)
+    scoring_budget: ScoringBudget = field(default_factory=ScoringBudget)
     command_line: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

@@ -105,6 +105,7 @@ def build_meta(
         },
         "base_url": config.base_url,
         "limits": dataclasses.asdict(config.limits),
+        "scoring_budget": dataclasses.asdict(config.scoring_budget),
         "unsafe": config.unsafe,
         # absent in single mode, so single-mode runs keep the metadata they always had
         **(

@@ -6,7 +6,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from causalverify.scoring import Extractor, Profile, rescore
+from causalverify.runner.budget import BoundedScorer, ScoringBudget
+from causalverify.scoring import Extractor, Profile
 from causalverify.store import RunStore, cells_frame
 from causalverify.store.sqlite import writer_lock
 
@@ -22,10 +23,12 @@ def score_run(
     profile: Profile = "default",
     tolerance: float = 0.5,
     extractor: Extractor = "deterministic",
+    budget: ScoringBudget | None = None,
 ) -> pd.DataFrame:
     """Rescore every cell of the run at ``run_dir`` and write ``run_dir/scores.csv``.
 
-    No model is called and nothing is executed. The rescored records replace the stored ones,
+    No model is called and nothing is executed. Each cell is scored under ``budget`` (a
+    :class:`~causalverify.runner.budget.BoundedScorer`), as in a run. The rescored records replace the stored ones,
     the run metadata records the scoring settings under ``rescored`` (the run's own settings are
     left as they were), and the per-cell table is written with a
     fixed row order and float format, so two rescorings give byte-identical files.
@@ -40,9 +43,9 @@ def score_run(
     StoreError
         If ``run_dir`` holds no run store.
     """
-    with RunStore.open(run_dir) as store, writer_lock(run_dir):
+    with RunStore.open(run_dir) as store, writer_lock(run_dir), BoundedScorer(budget) as scorer:
         records = [
-            rescore(r, profile=profile, tolerance=tolerance, extractor=extractor)
+            scorer(r, profile=profile, tolerance=tolerance, extractor=extractor)
             for r in store.iter_cells()
         ]
         # The run's own settings (what a resumed `run` must repeat) stay as they are; a rescoring

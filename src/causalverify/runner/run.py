@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -20,14 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from causalverify.models import Model, ModelOptions
-from causalverify.records import CellKey, CellRecord
+from causalverify.records import CellKey, CellRecord, storable
 from causalverify.runner.cell import Answered, CellTask, Turned, answer, execute, execute_turn
 from causalverify.runner.config import RunConfig
 from causalverify.runner.engine import Engine, Job, Tally, is_pending
 from causalverify.runner.executor import Executor, LocalPoolExecutor
 from causalverify.runner.meta import build_meta, merge_meta
 from causalverify.runner.repair import ends_conversation, feedback
-from causalverify.runner.stages import Rendered, Stages, default_stages
+from causalverify.runner.stages import Rendered, Stages, close_stages, default_stages
 from causalverify.runner.suite import balanced_subset
 from causalverify.runner.summary import (
     ProgressCallback,
@@ -79,9 +80,13 @@ def run_benchmark(
     if stages is not None:
         return _run(config, progress, stages, executor, suite, started)
     stages = default_stages(config)
-    # a Dask cluster this run started, or joined, is let go when the run ends
+    # a Dask cluster this run started, or joined, and the scoring processes are let go when the
+    # run ends
     own = stages.sandbox if isinstance(stages.sandbox, DaskSandbox) else None
-    with contextlib.closing(own) if own is not None else contextlib.nullcontext():
+    with contextlib.ExitStack() as stack:
+        stack.callback(close_stages, stages)
+        if own is not None:
+            stack.enter_context(contextlib.closing(own))
         return _run(config, progress, stages, executor, suite, started)
 
 
@@ -256,12 +261,24 @@ class _Dispatcher:
 
     def _finish(self, result: CellRecord | Turned) -> None:
         record = result.record if isinstance(result, Turned) else result
-        self.store.put_cell(record)
+        record = self._put(record)
         self.computed += 1
         self.counts[record.status] += 1
         for turn in record.turn_states():
             self.tally.add(record.key.model, turn.response)
         self._emit("cell", record)
+
+    def _put(self, record: CellRecord) -> CellRecord:
+        """Store ``record``; a record that cannot be serialised is stored without its
+        model-controlled parts, as ``harness_error`` (a database error still stops the run)."""
+        try:
+            self.store.put_cell(record)
+        except sqlite3.Error:
+            raise
+        except Exception as exc:  # the cell's failure, never the run's
+            record = unstorable(record, exc)
+            self.store.put_cell(record)
+        return record
 
     def _judge_provider(self, engine: Engine) -> Model | None:
         if self.config.extractor == "deterministic" or self.config.judge_model is None:
@@ -280,6 +297,21 @@ class _Dispatcher:
                     record=record,
                 )
             )
+
+
+def unstorable(record: CellRecord, exc: Exception) -> CellRecord:
+    """``record`` without what came from the model or its code (answer, code, execution,
+    extraction, judge, turns), as ``harness_error`` with the reason it could not be stored."""
+    reason = storable(f"store: {type(exc).__name__}: {exc}"[:1000])
+    dropped = ("response", "code", "execution", "extraction", "judge")
+    return record.model_copy(
+        update={
+            **dict.fromkeys(dropped),
+            "turns": [],
+            "status": "harness_error",
+            "status_reason": reason,
+        }
+    )
 
 
 def _model_options(config: RunConfig) -> ModelOptions:

@@ -15,11 +15,11 @@ from causalverify.extraction import judge_extract
 from causalverify.families import Language
 from causalverify.prompts import render_experiment_b
 from causalverify.records import CellRecord, ExtractionRecord, Message
+from causalverify.runner.budget import BoundedScorer
 from causalverify.runner.engine import model_factory
 from causalverify.sandbox import check_parses, environment_manifest, extract_code, get_sandbox
 from causalverify.sandbox.base import Sandbox
 from causalverify.sandbox.dask import DaskSandbox
-from causalverify.scoring import rescore
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -109,6 +109,9 @@ class Stages:
 def default_stages(config: RunConfig) -> Stages:
     """Wire the real stages for ``config`` (the sandbox is set up here; it may raise).
 
+    Cells are scored by a :class:`~causalverify.runner.budget.BoundedScorer` under
+    ``config.scoring_budget`` (its child processes end with :func:`close_stages`).
+
     Raises
     ------
     SandboxUnavailableError
@@ -133,11 +136,18 @@ def default_stages(config: RunConfig) -> Stages:
         sandbox=sandbox,
         extract_code=extract_code,
         check_parses=check_parses,
-        rescore=rescore,
+        rescore=BoundedScorer(config.scoring_budget),
         judge_extract=judge_extract,
         manifest=environment_manifest(),
         sandbox_policy=describe_sandbox(sandbox, unsafe=config.unsafe),
     )
+
+
+def close_stages(stages: Stages) -> None:
+    """End what :func:`default_stages` started that outlives a cell (the scoring processes)."""
+    closer = getattr(stages.rescore, "close", None)
+    if callable(closer):
+        closer()
 
 
 def describe_sandbox(sandbox: Sandbox, *, unsafe: bool) -> dict[str, Any]:

@@ -209,6 +209,9 @@ cat(res, "\\n", sep = "")
 """
 
 
+#: characters of a parser's message that are kept
+_MAX_ERROR = 2000
+
 #: CPython 3.11's ``ast.parse`` is not safe from several threads at once ("AST constructor
 #: recursion depth mismatch"), and the runner checks cells from a thread pool.
 _AST_LOCK = threading.Lock()
@@ -236,17 +239,20 @@ def check_parses(code: str, language: Language, sandbox: Sandbox) -> ParseCheck:
         try:
             with _AST_LOCK:
                 ast.parse(code)
-        except (SyntaxError, ValueError) as exc:
-            return ParseCheck(ok=False, error=f"{type(exc).__name__}: {exc}")
+        # RecursionError and MemoryError: code nested or long past what CPython's compiler
+        # handles (``python script.py`` fails the same way); a parse failure, never the run's
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            return ParseCheck(ok=False, error=f"{type(exc).__name__}: {exc}"[:_MAX_ERROR])
         return ParseCheck(ok=True)
 
     limits = Limits(wall_seconds=60.0, cpu_seconds=30.0, memory_mb=1024, max_output_bytes=100_000)
-    result = sandbox.run(_R_PARSE_CHECK, "r", {"code.R": code.encode("utf-8")}, limits=limits)
+    source = code.encode("utf-8", "replace")  # a lone surrogate cannot be UTF-8
+    result = sandbox.run(_R_PARSE_CHECK, "r", {"code.R": source}, limits=limits)
     out = result.stdout
     if "CAUSALVERIFY_PARSE_OK" in out:
         return ParseCheck(ok=True)
     marker = "CAUSALVERIFY_PARSE_ERROR "
     if marker in out:
-        return ParseCheck(ok=False, error=out.split(marker, 1)[1].strip())
+        return ParseCheck(ok=False, error=out.split(marker, 1)[1].strip()[:_MAX_ERROR])
     detail = (result.stderr or result.detail).strip()[-500:]
     return ParseCheck(ok=False, error=f"R parse check did not complete ({result.status}): {detail}")

@@ -16,18 +16,30 @@ from causalverify.scoring._layers import (
     is_unscoreable,
     match_estimate,
 )
-from causalverify.scoring._rescore import rescore
+from causalverify.scoring._rescore import (
+    MAX_FIT_TERMS,
+    SCORING_STAGE,
+    capped_fits,
+    corroborated_fits,
+    rescore,
+    score_unread,
+)
 from causalverify.scoring._status import pre_scoring_status
 
 __all__ = [
+    "MAX_FIT_TERMS",
     "PAPER_MULTIPLES",
+    "SCORING_STAGE",
     "UNSCOREABLE_BELOW",
     "Extractor",
     "Match",
     "Profile",
+    "capped_fits",
     "conversions_for",
+    "corroborated_fits",
     "is_unscoreable",
     "match_estimate",
     "pre_scoring_status",
     "rescore",
+    "score_unread",
 ]

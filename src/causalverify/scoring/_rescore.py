@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from typing import Final
+
 from causalverify.extraction import disagree, extract_estimate, fitted_effects
-from causalverify.records import CellRecord, CellStatus, ExtractionRecord, ScoreRecord, TurnRecord
+from causalverify.records import (
+    CellRecord,
+    CellStatus,
+    ExtractionRecord,
+    FitEntry,
+    ScoreRecord,
+    TurnRecord,
+    storable,
+)
 from causalverify.scoring._layers import (
     Extractor,
     Match,
@@ -12,6 +24,14 @@ from causalverify.scoring._layers import (
     match_estimate,
 )
 from causalverify.scoring._status import pre_scoring_status
+
+#: coefficients of the fit log that extraction and the fitted-effect diagnosis read at most (the
+#: sandbox keeps up to 2,000 entries of 200 terms; no analysis fits anywhere near this many)
+MAX_FIT_TERMS: Final = 5000
+#: ``status_reason`` of a harness failure in scoring itself starts with this (rescoring may
+#: clear it); a harness failure at an earlier stage is kept by a rescoring, which cannot redo it
+SCORING_STAGE: Final = "scoring"
+_WORD: Final = re.compile(r"[A-Za-z0-9_]+")
 
 
 def rescore(
@@ -62,15 +82,18 @@ def rescore(
     return scored.model_copy(update={"turns": turns})
 
 
-def _rescore_one(
-    record: CellRecord, *, profile: Profile, tolerance: float, extractor: Extractor
-) -> CellRecord:
+def _layers(
+    record: CellRecord,
+    *,
+    profile: Profile,
+    tolerance: float,
+    extractor: Extractor,
+    estimate: float | None,
+) -> tuple[CellStatus | None, ScoreRecord]:
+    """The failure status before scoring and the layers that do not need an estimate."""
     failure = pre_scoring_status(record)
-    extraction = _extract(record)
-    estimate = _chosen_estimate(extraction, record.judge, extractor)
     l1 = failure not in {"api_error", "no_response"}
     l2a = l1 and failure not in {"no_code", "parse_error"}
-    l2b = failure is None
     unscoreable = is_unscoreable(record.canonical)
     scores = ScoreRecord(
         profile=profile,
@@ -78,14 +101,63 @@ def _rescore_one(
         extractor=extractor,
         L1=l1,
         L2a=l2a,
-        L2b=l2b,
+        L2b=failure is None,
         L2b_plus=None if unscoreable else False,
         unscoreable=unscoreable,
         estimate=estimate,
     )
+    return failure, scores
+
+
+def score_unread(
+    record: CellRecord,
+    *,
+    status: CellStatus,
+    reason: str,
+    profile: Profile = "default",
+    tolerance: float = 0.5,
+    extractor: Extractor = "deterministic",
+) -> CellRecord:
+    """The cell scored without reading an estimate, when reading it failed or hit its bound.
+
+    The layers up to L2b are derived as :func:`rescore` derives them (cheaply: no text of the
+    cell is searched); L2b+ fails (unless the cell is unscoreable). The status is the first
+    failing stage's, or ``status`` (``extraction_limit`` or ``harness_error``) when the cell
+    executed; ``reason`` is stored in ``status_reason`` either way.
+    """
+    failure, scores = _layers(
+        record, profile=profile, tolerance=tolerance, extractor=extractor, estimate=None
+    )
+    return record.model_copy(
+        update={
+            "extraction": None,
+            "extraction_disagree": False,
+            "scores": scores,
+            "status": failure or status,
+            "status_reason": storable(reason),
+        }
+    )
+
+
+def _rescore_one(
+    record: CellRecord, *, profile: Profile, tolerance: float, extractor: Extractor
+) -> CellRecord:
+    kept = record.status == "harness_error" and not record.status_reason.startswith(SCORING_STAGE)
+    extraction = _extract(record)
+    estimate = _chosen_estimate(extraction, record.judge, extractor)
+    failure, scores = _layers(
+        record, profile=profile, tolerance=tolerance, extractor=extractor, estimate=estimate
+    )
+    l2b, unscoreable = scores.L2b, scores.unscoreable
     if l2b and not unscoreable and record.execution is not None and record.execution.fits:
         scores = scores.model_copy(update=_closest_fit(record, profile, tolerance))
     status: CellStatus = failure or ("unscoreable" if unscoreable else "no_estimate")
+    if kept:
+        # a harness failure before scoring (the parse check, the sandbox, the judge): what it
+        # stopped cannot be redone here, so the cell keeps that status and its reason
+        return record.model_copy(
+            update={"extraction": extraction, "scores": scores, "status": "harness_error"}
+        )
     if l2b and not unscoreable and estimate is not None:
         match = match_cell(record, estimate, profile=profile, tolerance=tolerance)
         scores = scores.model_copy(
@@ -102,8 +174,22 @@ def _rescore_one(
             "extraction_disagree": record.judge is not None and disagree(extraction, record.judge),
             "scores": scores,
             "status": status,
+            "status_reason": "",
         }
     )
+
+
+def capped_fits(fits: Sequence[FitEntry], max_terms: int = MAX_FIT_TERMS) -> list[FitEntry]:
+    """The first entries of a fit log, up to ``max_terms`` coefficients in all (what extraction
+    reads: the cost of matching printed numbers to coefficients grows with both)."""
+    out: list[FitEntry] = []
+    total = 0
+    for entry in fits:
+        total += len(entry.terms)
+        if total > max_terms:
+            break
+        out.append(entry)
+    return out
 
 
 def _extract(record: CellRecord) -> ExtractionRecord | None:
@@ -113,7 +199,7 @@ def _extract(record: CellRecord) -> ExtractionRecord | None:
         code=record.code.code,
         stdout=record.execution.stdout,
         family=record.family,
-        fits=record.execution.fits,
+        fits=capped_fits(record.execution.fits),
     )
 
 
@@ -129,12 +215,33 @@ def match_cell(record: CellRecord, value: float, *, profile: Profile, tolerance:
     )
 
 
+def corroborated_fits(code: str, fits: Sequence[FitEntry]) -> list[FitEntry]:
+    """The fit-log entries whose estimation function the code names.
+
+    The fit log is written by the script's own process, which can write to its descriptor too:
+    an entry is only a *claim* that a model was fitted. An entry whose function (``stats::lm`` → ``lm``, ``statsmodels.OLS`` → ``ols``, any
+    case) is not a word of the code cannot have come from a call the code makes, so it is not
+    used for the diagnosis. An entry that passes is still self-reported: the report says so.
+    """
+    words = {w.lower() for w in _WORD.findall(code)}
+    out = []
+    for entry in fits:
+        name = re.split(r"::|\.", entry.function)[-1].lower()
+        if name and name in words:
+            out.append(entry)
+    return out
+
+
 def _closest_fit(record: CellRecord, profile: Profile, tolerance: float) -> dict[str, object]:
-    """The fitted effect coefficient closest to the canonical (on the profile's scales)."""
+    """The fitted effect coefficient closest to the canonical (on the profile's scales), among
+    the fit-log entries the code corroborates (:func:`corroborated_fits`)."""
     assert record.execution is not None
-    code = record.code.code if record.code is not None else None
+    code = (record.code.code if record.code is not None else None) or ""
+    fits = corroborated_fits(code, capped_fits(record.execution.fits))
+    if not fits:
+        return {}
     best: tuple[float, float, bool] | None = None
-    for coef in fitted_effects(code=code or "", family=record.family, fits=record.execution.fits):
+    for coef in fitted_effects(code=code, family=record.family, fits=fits):
         match = match_cell(record, coef, profile=profile, tolerance=tolerance)
         if best is None or match.rel_error < best[1]:
             best = (coef, match.rel_error, match.passed)

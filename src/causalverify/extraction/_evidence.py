@@ -152,6 +152,8 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
             cand.add(1.5, "the label says main/preferred")
     if SECONDARY.search(near):
         cand.add(-4.0, "the label marks a robustness, placebo or first-stage result")
+    elif SECONDARY.search(p.prefix.lower()) or _NAIVE.search(p.prefix.lower()):
+        cand.add(-3.0, f"the line begins {p.prefix[:50]!r}")
     if _NAIVE.search(near):
         cand.add(-3.0, "the label marks a naive or comparison estimate")
     if _FAMILY_BAD[family].search(near):

@@ -33,6 +33,7 @@ _NUMBER: Final = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?
 _DIGITS: Final = re.compile(r"[-+]?[\d.]+(?:[eE][-+]?\d+)?")
 _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _R_INDEX: Final = re.compile(r"^\s*\[\d+\]\s")
+_SUFFIX_UNIT: Final = re.compile(r"\s?(bps?|basis points?|pp|p\.p\.|percentage points?)\b")
 _PERCENT_LABEL: Final = re.compile(
     r"\(\s*%\s*\)|\[\s*%\s*\]|_pct\b|\bpct\b|\bpercent(age)?\b|%\s*$|in %"
 )
@@ -51,6 +52,7 @@ class Printed:
     factor: float  # estimate = printed * factor (1, 0.01 for a percent, 1e-4 for basis points)
     unit: str  # "" | "%" | "% (label)" | "pp" | "bp"
     label: str  # the words printed before it (original case, trimmed)
+    prefix: str  # the rest of the line before its label (digits removed)
     depth: int  # open parentheses or brackets before it
     after_value: bool  # in parentheses right after another value of the line
     operand: bool  # an operand of printed arithmetic (not its result)
@@ -129,7 +131,13 @@ def _unit(label: str, pct_sign: bool) -> tuple[float, str]:
     return 1.0, ""
 
 
-def read_line(raw: str, line_no: int, column_names: dict[int, str] | None = None) -> list[Printed]:
+def read_line(
+    raw: str,
+    line_no: int,
+    column_names: dict[int, str] | None = None,
+    *,
+    label_columns: bool = True,
+) -> list[Printed]:
     """The numbers of one stdout line (see the module docstring).
 
     ``column_names`` maps a number's position in the line to the name of the table column it
@@ -147,14 +155,18 @@ def read_line(raw: str, line_no: int, column_names: dict[int, str] | None = None
     for i, m in enumerate(matches):
         token = m.group(0)
         start, end = m.span()
-        pct = text[end : end + 1] == "%"
+        after = text[end : end + 24].lower()
+        pct = after[:1] == "%" or after.startswith(" %")
+        if after.startswith(" %"):
+            end += 1
         depth = depths[start]
         bar = text.rfind("|", label_start, start)
         if bar >= 0:  # a table cell: its label is the cell's own text
             label_start = bar + 1
         label = text[label_start:start]
-        if i in results:  # the result of arithmetic is named by what the line says before it
-            label = _DIGITS.sub(" ", text[:start])
+        prefix = _DIGITS.sub(" ", text[:label_start])
+        if i in results and sum(ch.isalpha() for ch in label) < 2:
+            label = _DIGITS.sub(" ", text[:start])  # a result named by what the line says first
         operand = i in operands
         result = i in results
         after_value = (
@@ -164,8 +176,13 @@ def read_line(raw: str, line_no: int, column_names: dict[int, str] | None = None
         )
         unit_label = label
         if column_names and i in column_names:
-            unit_label = f"{label} {column_names[i]}"
+            unit_label = f"{label} {column_names[i]}".strip()
+            if label_columns:
+                label = unit_label
         factor, unit = _unit(unit_label, pct)
+        suffix = _SUFFIX_UNIT.match(after)
+        if suffix and not pct:
+            factor, unit = (1e-4, "bp") if suffix.group(1).startswith("b") else (0.01, "pp")
         integer = "." not in token and "e" not in token.lower()
         out.append(
             Printed(
@@ -176,6 +193,7 @@ def read_line(raw: str, line_no: int, column_names: dict[int, str] | None = None
                 factor=factor,
                 unit=unit,
                 label=label.strip(),
+                prefix=" ".join(prefix.split()),
                 depth=depth,
                 after_value=after_value,
                 operand=operand,
@@ -206,12 +224,52 @@ def _operands(head: str, matches: list[re.Match[str]]) -> set[int]:
     return found
 
 
+def _columns(header: str | None, raw: str) -> dict[int, str] | None:
+    """Column names of a row of numbers printed under a header of names (a data frame, a
+    ``key value`` table): position among the row's numbers -> name."""
+    if header is None:
+        return None
+    names = header.split()
+    cells = raw.split()
+    if not names or not cells or len(names) > 40 or any(_NUMBER.fullmatch(n) for n in names):
+        return None
+    numeric = [bool(_NUMBER.fullmatch(c.rstrip("*%"))) for c in cells]
+    lead = 0
+    while lead < len(cells) and not numeric[lead]:
+        lead += 1
+    values = cells[lead:]
+    if not values or not all(numeric[lead:]) or len(values) not in (len(names), len(names) - lead):
+        if len(values) == len(names) + 1 and lead == 0:  # a numeric row index
+            values, lead = values[1:], 1
+        else:
+            return None
+    offset = len(numeric) - len(values)  # numbers of the row before its values (an index)
+    return {offset + j: names[len(names) - len(values) + j] for j in range(len(values))}
+
+
 def read_stdout(stdout: str) -> list[Printed]:
-    """Every number of ``stdout`` (at most :data:`MAX_NUMBERS`), in printing order."""
+    """Every number of ``stdout`` (at most :data:`MAX_NUMBERS`), in printing order.
+
+    A row of numbers printed under a header of names takes each number's column name as its
+    unit; as its label too when it is the header's only row (a one-row frame of results: a
+    many-row frame lists units, stocks or coefficients, which the table readers handle).
+    """
+    lines = [raw[:MAX_LINE] for raw in stdout.splitlines()]
     out: list[Printed] = []
-    for no, raw in enumerate(stdout.splitlines(), start=1):
+    header: str | None = None
+    for no, text in enumerate(lines, start=1):
         if len(out) >= MAX_NUMBERS:
             break
-        if any(ch.isdigit() for ch in raw[:MAX_LINE]):
-            out.extend(read_line(raw, no))
+        if any(ch.isdigit() for ch in text):
+            columns = _columns(header, text)
+            only_row = (
+                columns is not None
+                and (no >= len(lines) or _columns(header, lines[no]) is None)
+                and (no < 2 or lines[no - 2] == header)
+            )
+            out.extend(read_line(text, no, columns, label_columns=only_row))
+        if text.strip() and not any(ch.isdigit() for ch in text):
+            header = text
+        elif not text.strip():
+            header = None
     return out[:MAX_NUMBERS]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the system packages CausalVerify needs: R with the Debian-packaged CRAN libraries that
 # model-written R code loads most often, and bubblewrap for the sandbox. With --tests, also
-# Debian's Chromium and its driver, which the report's browser tests drive headless. Installs with
-# apt-get when running as root; otherwise prints the command to run.
+# Debian's Chromium and its driver, which the report's browser tests drive headless, and faketime,
+# whose library shifts the sandbox's clock in the golden tests. Installs with apt-get when running
+# as root; otherwise prints the command to run.
 set -euo pipefail
 
 DEB_PACKAGES=(
@@ -11,7 +12,7 @@ DEB_PACKAGES=(
   r-cran-ggplot2 r-cran-tidyverse r-cran-zoo r-cran-jsonlite bubblewrap
 )
 if [ "${1:-}" = "--tests" ]; then
-  DEB_PACKAGES=(chromium chromium-driver)
+  DEB_PACKAGES=(chromium chromium-driver faketime)
 fi
 
 missing=()

@@ -66,11 +66,80 @@ def truth_of(stderr: str) -> dict[str, Any]:
     return dict(json.loads(lines[-1]))
 
 
+# -- dates and clock times ---------------------------------------------------------------------
+#
+# A script's output may hold the day and time it ran: statsmodels and linearmodels summaries
+# (``Date: Wed, 02 Dec 2026``, ``Time: 02:07:56``), ``date()``, ``Sys.time()``, ``datetime.now()``,
+# any ``format()``/``strftime()`` the script asks for. The sandbox sets ``LANG=C.UTF-8`` and
+# ``TZ=UTC``, so names are English and the zone is fixed. ``_untimed`` replaces every such date and
+# time by a placeholder; ``tests/test_golden_clock.py`` runs scripts under a shifted clock to check.
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+_ABBREVIATIONS = {n[:3] for n in _WEEKDAYS + _MONTHS} | {"Tues", "Thur", "Thurs", "Sept"}
+#: names that are a date on their own (``weekdays(Sys.Date())``, ``months(Sys.Date())``)
+_FULL_NAMES = {*_WEEKDAYS, *_MONTHS} | {n.upper() for n in _WEEKDAYS + _MONTHS}
+_NAMES = sorted(_FULL_NAMES | _ABBREVIATIONS | {n.upper() for n in _ABBREVIATIONS}, key=len)[::-1]
+_NAME = r"\b(?:" + "|".join(_NAMES) + r")\b"
+_PLACEHOLDER = "<(?:DATE|TIME|EPOCH)>"
+_DAY_OR_YEAR = r"(?<![\w.])\d{1,4}(?:st|nd|rd|th)?(?!\d|\.\d)"
+_ITEM = f"(?:{_NAME}\\.?|{_PLACEHOLDER}|UTC|GMT|{_DAY_OR_YEAR})"
+_SEPARATOR = r"(?:,[ ]?|\.?[ ]{1,2}|[ ]?[-/][ ]?)"
+
+_MASKS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), placeholder)
+    for pattern, placeholder in (
+        # Python reprs: datetime.datetime(2026, 12, 2, 9, 1, 2, 5, tzinfo=...), time.struct_time(...)
+        (r"\bdatetime\.(?:datetime|date|time)\((?:[^()]|\([^()]*\))*\)", "<DATE>"),
+        (r"\btime\.struct_time\([^()]*\)", "<DATE>"),
+        # seconds (or milliseconds) since 1970 between 2017 and 2033: time.time(), %s
+        (r"(?<![\w.])(?:1[5-9]|20)\d{8}(?:\d{3})?(?:\.\d+)?(?![\w.])", "<EPOCH>"),
+        # ISO week and basic ISO date-times: 2026-W49-3, 20261202T090102
+        (r"(?<![\w.])[12]\d{3}-W[0-5]\d(?:-[1-7])?(?!\w)", "<DATE>"),
+        (r"(?<![\w.])[12]\d{3}[01]\d[0-3]\dT\d{4}(?:\d\d)?(?!\d)", "<DATE>"),
+        # year first: 2026-12-02, 2026/12/2, 2026.12.02 (then perhaps T09:01:02)
+        (r"(?<![\w.])[12]\d{3}([-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])(?!\d)", "<DATE>"),
+        # day or month first: 02/12/2026, 12-02-2026, 2.12.2026, and %x / %D: 12/02/26
+        (r"(?<![\w.])[0-3]?\d([-/.])[0-3]?\d\1[12]\d{3}(?![\w.])", "<DATE>"),
+        (r"(?<![\w./])[0-3]?\d/[0-3]?\d/\d\d(?![\w./])", "<DATE>"),
+        # clock times: 09:01, 9:01:02, 09:01:02.123456, 09:01 PM, 09:01:02+0000, T09:01:02Z
+        (
+            r"(?:(?<=[\d>]T)|(?<![\w:.]))(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d+)?)?"
+            r"(?:[ ]?[AaPp]\.?[Mm]\b\.?)?(?:[ ]?(?:[+-](?:0\d|1[0-4]):?[0-5]\d|Z)(?!\w))?(?![\d:])",
+            "<TIME>",
+        ),
+    )
+)
+#: a run of names, numbers and the placeholders above: Wed, Dec 02 2026; Thu Dec  3 <TIME> 2026
+_PHRASE = re.compile(f"{_ITEM}(?:{_SEPARATOR}{_ITEM})*")
+#: a date next to a time (2026-12-02 09:01:02, 2026-12-02T09:01:02) is one placeholder
+_JOINED = re.compile(f"{_PLACEHOLDER}(?:[ \\t]*T?{_PLACEHOLDER})+")
+_PADDED = re.compile(f"[ \\t]*({_PLACEHOLDER})[ \\t]*")
+
+
+def _phrase(match: re.Match[str]) -> str:
+    """A run that names a weekday or month and holds a number or another part of a date (or is
+    a full name on its own) is a date; any other run is left as it is."""
+    text = match.group()
+    names = re.findall(_NAME, text)
+    if not names:
+        return text
+    parts = re.findall(_ITEM, text)
+    if len(parts) > 1 or names[0] in _FULL_NAMES:
+        return "<DATE>"
+    return text
+
+
 def _untimed(stdout: str) -> str:
-    """Output without the dates and clock times that summaries print (``Time: 02:07:56``,
-    ``Date: 2026-12-02 02:10``)."""
-    stdout = re.sub(r"\b\d{4}-\d\d-\d\d\b", "YYYY-MM-DD", stdout)
-    return re.sub(r"\b\d\d:\d\d(?::\d\d)?\b", "HH:MM", stdout)
+    """Output with every date and clock time a script can print replaced by a placeholder (and
+    the spaces around a placeholder, which may pad it, made one)."""
+    for pattern, placeholder in _MASKS:
+        stdout = pattern.sub(placeholder, stdout)
+    stdout = _JOINED.sub("<DATE>", _PHRASE.sub(_phrase, stdout))
+    return _PADDED.sub(r" \1 ", stdout)
 
 
 def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -> dict[str, Any]:

@@ -25,7 +25,14 @@ from causalverify.records.cells import (
     TurnRecord,
     messages_sha256,
 )
-from causalverify.records.execution import ExecResult, ExecStatus, FitEntry, FitTerm, Limits
+from causalverify.records.execution import (
+    ExecResult,
+    ExecStatus,
+    FitEntry,
+    FitTerm,
+    Limits,
+    OutputOrigin,
+)
 from causalverify.records.manifest import Manifest
 
 __all__ = [
@@ -45,6 +52,7 @@ __all__ = [
     "Manifest",
     "Message",
     "ModelResponse",
+    "OutputOrigin",
     "ScenarioBrief",
     "ScenarioFacts",
     "ScoreRecord",

@@ -1,4 +1,4 @@
-"""What running a script produced: its status, output, resources and fit log.
+"""What running a script produced: its status, output, resources, fit log and output origins.
 
 These records cross process and disk boundaries (the sandbox returns them, the run store and
 releases keep them); the sandbox that produces them lives in :mod:`causalverify.sandbox`.
@@ -65,6 +65,33 @@ class FitEntry(BaseModel):
     endogenous: list[Text] = Field(default_factory=list)
 
 
+class OutputOrigin(BaseModel):
+    """The code that wrote one run of stdout (see :mod:`causalverify.sandbox.outputs`).
+
+    ``start``/``end`` are offsets into ``ExecResult.stdout`` (characters) and
+    ``first_line``/``last_line`` the stdout lines they cover (1-based, as ``str.splitlines``
+    counts them). ``function`` is the function that wrote (R: ``cat``, ``print``,
+    ``print.default``, ``writeLines``; Python: the callee as written, ``print``,
+    ``sys.stdout.write``, ``df.info``); ``line`` and ``code`` the script's line and text of the
+    innermost call of the script that led to it; ``call`` the written function's call as it was
+    evaluated (R); ``top_line`` the script's top-level statement; ``object`` the class of what R
+    printed. Untrusted: written by the script's process.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    start: int
+    end: int
+    first_line: int
+    last_line: int
+    function: Text = ""
+    line: int | None = None
+    code: Text = ""
+    call: Text = ""
+    top_line: int | None = None
+    object: Text = ""
+
+
 class ExecResult(BaseModel):
     """What happened when a script ran."""
 
@@ -87,6 +114,10 @@ class ExecResult(BaseModel):
     fits: list[FitEntry] = Field(default_factory=list)
     #: what was dropped from the fit log and why ("" when nothing was)
     fits_note: Text = ""
+    #: which code wrote each run of stdout, in order (untrusted, like the fit log)
+    outputs: list[OutputOrigin] = Field(default_factory=list)
+    #: what was dropped from the output records and why ("" when nothing was)
+    outputs_note: str = ""
 
     @property
     def ok(self) -> bool:

@@ -1,8 +1,8 @@
 """Sandboxed execution of model-written R and Python (see docs/SANDBOX.md).
 
 Public API: :func:`get_sandbox`, :func:`extract_code`, :func:`check_parses`,
-:func:`environment_manifest`, and the records :class:`Limits`, :class:`ExecResult`,
-:class:`CodeBlock`, :class:`ParseCheck`.
+:func:`environment_manifest`, :func:`line_origins` (which code printed each stdout line), and
+the records :class:`Limits`, :class:`ExecResult`, :class:`CodeBlock`, :class:`ParseCheck`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from causalverify.sandbox._factory import get_sandbox
 from causalverify.sandbox.base import ExecResult, ExecStatus, Files, Limits, Sandbox
 from causalverify.sandbox.codeblocks import CodeBlock, ParseCheck, check_parses, extract_code
 from causalverify.sandbox.manifest import environment_manifest
+from causalverify.sandbox.outputs import line_origins
 
 __all__ = [
     "CodeBlock",
@@ -26,4 +27,5 @@ __all__ = [
     "environment_manifest",
     "extract_code",
     "get_sandbox",
+    "line_origins",
 ]

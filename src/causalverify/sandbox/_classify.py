@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from causalverify.sandbox._process import Outcome
 from causalverify.sandbox.base import ExecResult, ExecStatus, Limits
 from causalverify.sandbox.fitlog import parse_fit_log
+from causalverify.sandbox.outputs import parse_outputs
 
 _R_MISSING = re.compile(r"there is no package called [‘'`\"]([A-Za-z0-9._]+)[’'`\"]")
 _PY_MISSING = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]+)'")
@@ -100,6 +101,7 @@ def to_result(outcome: Outcome, facts: RunFacts) -> ExecResult:
     if not facts.sandboxed:
         detail = ("UNSAFE: executed without a sandbox. " + detail).strip()
     fits, fits_note = parse_fit_log(outcome.side, truncated=outcome.side_truncated)
+    outputs, outputs_note = parse_outputs(outcome.side, stdout, truncated=outcome.side_truncated)
     return ExecResult(
         status=status,
         exit_code=outcome.exit_code,
@@ -115,6 +117,8 @@ def to_result(outcome: Outcome, facts: RunFacts) -> ExecResult:
         detail=detail,
         fits=fits,
         fits_note=fits_note,
+        outputs=outputs,
+        outputs_note=outputs_note,
     )
 
 

@@ -12,6 +12,9 @@ nothing the script computes or prints:
 - a fit called inside another hooked fit is not logged again (only the outermost call);
 - every failure of the hook is swallowed: the script's own exceptions pass through unchanged.
 
+It also loads the output-provenance hook (:mod:`causalverify.sandbox._output_py`), which notes
+which line of the script wrote each piece of stdout, into the same pipe.
+
 This file runs as untrusted code's neighbour: the harness treats whatever reaches the pipe as
 untrusted data (see :mod:`causalverify.sandbox.fitlog`). It imports only the standard library at
 start-up and must stay importable without the rest of CausalVerify.
@@ -295,6 +298,24 @@ def _install() -> None:
         return
     _FD = int(raw)
     sys.meta_path.insert(0, _Finder())
+    _install_output(here, _FD)
+
+
+def _install_output(here: str, fd: int) -> None:
+    """Load the output-provenance hook placed beside this file (``causalverify_output``)."""
+    try:
+        import importlib.util
+
+        name = "causalverify_output"
+        spec = importlib.util.spec_from_file_location(name, os.path.join(here, f"{name}.py"))
+        if spec is None or spec.loader is None:
+            return
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module  # the warm interpreter installs it again for each cell
+        module.install(fd)
+    except Exception:
+        return
 
 
 _install()

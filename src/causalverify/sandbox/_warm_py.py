@@ -341,6 +341,10 @@ def _run_script(path: str) -> int:
 
     atexit._clear()  # the preloading process's handlers are not the cell's
     _fresh_streams()
+    output_hook = sys.modules.get("causalverify_output")  # loaded by the fit-log hook
+    if output_hook is not None:
+        with contextlib.suppress(Exception):
+            output_hook.install()  # notes the writes to the cell's own stdout
     _reseed()
     main = types.ModuleType("__main__")
     main.__dict__.update(__file__=path, __builtins__=__builtins__, __cached__=None, __spec__=None)

@@ -6,6 +6,8 @@ Both interpreters load a hook before the script (Python: ``sitecustomize`` throu
 script's process inherits (its number is in ``CAUSALVERIFY_FITLOG_FD``, which the hook unsets);
 the harness drains the pipe while the script runs, so what was written survives a crash, a
 timeout or a kill. See :mod:`causalverify.sandbox._fitlog_py` and ``fitlog.R`` for what is hooked.
+The same pipe carries the output records of :mod:`causalverify.sandbox.outputs` (which line of
+the script wrote each piece of stdout); :func:`parse_fit_log` leaves them to that module.
 
 The log is untrusted data written by untrusted code. :func:`parse_fit_log` keeps at most
 :data:`MAX_BYTES` bytes and :data:`MAX_ENTRIES` entries, drops every malformed, oversized or
@@ -26,6 +28,8 @@ from causalverify.families import Language
 from causalverify.sandbox.base import FitEntry, FitTerm
 
 HOOK_DIR: Final = "/code/hooks"
+#: how the output records that share the pipe start (see causalverify.sandbox.outputs)
+OUTPUT_PREFIX: Final = b'{"kind":"output"'
 FD_VAR: Final = "CAUSALVERIFY_FITLOG_FD"
 MAX_BYTES: Final = 4 * 1024 * 1024
 MAX_ENTRIES: Final = 2000
@@ -43,7 +47,12 @@ def hook_files() -> dict[str, bytes]:
     pkg = resources.files("causalverify.sandbox")
     return {
         "sitecustomize.py": pkg.joinpath("_fitlog_py.py").read_bytes(),
-        "fitlog.R": pkg.joinpath("fitlog.R").read_bytes(),
+        # loaded by sitecustomize: output provenance (causalverify.sandbox.outputs)
+        "causalverify_output.py": pkg.joinpath("_output_py.py").read_bytes(),
+        # the output hook's block comes first: it reads the variable the fit log's block unsets
+        "fitlog.R": pkg.joinpath("output.R").read_bytes()
+        + b"\n"
+        + pkg.joinpath("fitlog.R").read_bytes(),
     }
 
 
@@ -124,8 +133,8 @@ def parse_fit_log(data: bytes, *, truncated: bool = False) -> tuple[list[FitEntr
     bad = 0
     over = 0
     for line in lines:
-        if not line.strip():
-            continue
+        if not line.strip() or line.startswith(OUTPUT_PREFIX):
+            continue  # output records are read by causalverify.sandbox.outputs
         if len(entries) >= MAX_ENTRIES:
             over += 1
             continue

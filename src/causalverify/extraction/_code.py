@@ -79,3 +79,48 @@ class CodeLines:
             bad = _OLS_NAME.search(names)
         if bad is not None:
             cand.add(-2.0, f"the printing code uses {bad.group(0)!r}")
+
+
+def call_name(function: str) -> str:
+    """The name a script calls a fitting function by (``AER::ivreg`` -> ``ivreg``)."""
+    return re.split(r"::|\.", function)[-1].lower()
+
+
+class FitSites:
+    """Where in the code each logged fit was made: the n-th fit of a function is taken to be
+    its n-th call in the code, when the code calls it at least that often (a loop breaks this;
+    then nothing is said)."""
+
+    def __init__(self, code: CodeLines, functions: list[str]) -> None:
+        self.code = code
+        seen: dict[str, int] = {}
+        self.sites: list[int | None] = []
+        calls: dict[str, list[int]] = {}
+        for function in functions:
+            name = call_name(function)
+            n = seen.get(name, 0)
+            seen[name] = n + 1
+            if name not in calls:
+                pat = re.compile(rf"(?<![\w.]){re.escape(name)}\s*\(")
+                calls[name] = [i for i, x in enumerate(code.lines) if pat.search(x.split("#")[0])]
+            lines = calls[name]
+            # only when the calls and the fits of this function correspond one to one
+            total = sum(1 for f in functions if call_name(f) == name)
+            self.sites.append(lines[n] if len(lines) == total else None)
+
+    def evidence(self, cand: Candidate, fit: int, family: Family) -> None:
+        """What the comments above the code that made fit ``fit`` say about its coefficient."""
+        at = self.sites[fit] if 0 <= fit < len(self.sites) else None
+        if at is None:
+            return
+        names, comments = self.code.context(at)
+        assigned = names.split("<-")[0].split("=")[0] if ("<-" in names or "=" in names) else ""
+        if SECONDARY.search(comments) or _NAIVE.search(comments):
+            cand.add(-3.0, f"the comment above the code that fitted it: {comments[:60]!r}")
+        elif MAIN_CONTEXT.search(comments):
+            cand.add(1.0, f"the comment above the code that fitted it: {comments[:60]!r}")
+        bad = _SECONDARY_NAME.search(assigned) or (
+            _OLS_NAME.search(assigned) if family in ("iv", "fuzzy_rdd") else None
+        )
+        if bad is not None:
+            cand.add(-2.0, f"the fit is stored as {assigned.strip()[:40]!r}")

@@ -233,11 +233,11 @@ class FitIndex:
         return self.coefs[lo : min(hi, lo + 50)]
 
 
-def fit_evidence(cand: Candidate, index: FitIndex) -> bool:
-    """Which fitted coefficient the number prints; True when it is an effect coefficient."""
+def fit_evidence(cand: Candidate, index: FitIndex) -> int | None:
+    """Which fitted coefficient the number prints: the fit's index when it is the effect."""
     p = cand.printed
     if p.significant < 2 or not index.coefs:
-        return False
+        return None
     decimals = p.decimals + (2 if p.factor == 0.01 else 4 if p.factor == 1e-4 else 0)
     hits = index.matching(p.value, decimals)
     effects = [h for h in hits if h.effect is not None]
@@ -256,7 +256,7 @@ def fit_evidence(cand: Candidate, index: FitIndex) -> bool:
         )
         if re.search(r"fake|placebo|pseudo|falsif|\blead|pre_?trend", best.term.lower()):
             cand.add(-3.0, f"the fitted term {best.term!r} is a placebo")
-        return True
+        return best.fit
     if hits and p.significant >= 3:
         other = hits[0]
         cand.add(
@@ -264,4 +264,4 @@ def fit_evidence(cand: Candidate, index: FitIndex) -> bool:
             f"equals the coefficient on {other.term!r} of fit {other.fit + 1} "
             f"({other.function}), not the effect term",
         )
-    return False
+    return None

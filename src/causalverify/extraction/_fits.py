@@ -25,6 +25,10 @@ _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _IV_FUNCTION: Final = re.compile(r"ivreg|iv_robust|IV2SLS|IVLIML|IVGMM|tsls|2sls", re.IGNORECASE)
 _RD_MAIN: Final = "conventional"
 _RD_TERMS: Final = frozenset({"conventional", "bias-corrected", "robust"})
+#: the regressor of a hand-made second stage (fitted values of the first stage)
+SECOND_STAGE_TERM: Final = re.compile(
+    r"^(predict|fitted)(\.values)?\(|x_?hat|^pred(icted)?_|_pred(icted)?$|^fitted_|_fitted$"
+)
 #: a term that names a placebo or pre-trend variant of the effect (``treated:fake_post``)
 _SECONDARY_TERM: Final = re.compile(r"fake|placebo|pseudo|falsif|\blead|pre_?trend")
 #: printed numbers with fewer significant digits match coefficients by coincidence
@@ -47,7 +51,11 @@ def _design(fit: FitEntry, family: Family) -> int:
     if family in ("iv", "fuzzy_rdd"):
         # linearmodels' IV classes also fit OLS (no endogenous regressor): their hook sets ``iv``
         named = _IV_FUNCTION.search(fit.function) and not fit.function.startswith("linearmodels.")
-        return 2 if fit.iv or named else 0
+        if fit.iv or named:
+            return 2
+        # a hand-made second stage: OLS on the first stage's fitted values
+        manual = any(SECOND_STAGE_TERM.search(normalize_term(t.term)) for t in fit.terms)
+        return 2 if manual else 0
     if family == "rdd":
         return 2 if fit.rd else 1
     return 1

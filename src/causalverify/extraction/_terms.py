@@ -113,7 +113,13 @@ def _did_score(t: str) -> int | None:
     return None
 
 
+#: the fitted values of a first stage used as the second-stage regressor
+_PREDICTED: Final = re.compile(r"^(predict|fitted)(\.values)?\(")
+
+
 def _iv_score(t: str, hints: CodeHints) -> int | None:
+    if _PREDICTED.match(t):
+        return 2
     if t in hints.instruments or _IV_NEVER.search(t):
         return None
     if t in hints.endogenous:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from causalverify.extraction._code import CodeLines
+from causalverify.extraction._code import CodeLines, FitSites
 from causalverify.extraction._constants import code_constants
 from causalverify.extraction._evidence import (
     Candidate,
@@ -37,7 +37,7 @@ from causalverify.extraction._evidence import (
     label_evidence,
     shape_evidence,
 )
-from causalverify.extraction._fits import effect_coefficients
+from causalverify.extraction._fits import SECOND_STAGE_TERM, effect_coefficients
 from causalverify.extraction._headings import headings, sections
 from causalverify.extraction._labels import find_markers
 from causalverify.extraction._numbers import normalize_line
@@ -126,9 +126,12 @@ def collect_candidates(
     constants = code_constants(code)
     index = FitIndex(fits, family, hints)
     code_lines = CodeLines(code)
+    sites = FitSites(code_lines, [f.function for f in fits])
     for c in cands:
         fitted = fit_evidence(c, index)
-        shape_evidence(c, constants, fitted)
+        if fitted is not None:
+            sites.evidence(c, fitted, family)
+        shape_evidence(c, constants, fitted is not None)
         label_evidence(c, family, heads[c.printed.line - 1])
         if "label" in c.kinds:
             code_lines.evidence(c, family)
@@ -171,11 +174,13 @@ def _table_evidence(
             continue
         where = f"column {row.column!r} of the row of {term!r} in a coefficient table"
         cand.add(1.0 + score, where, "table")
-        _context(cand, row.context, family)
+        _context(cand, row.context, family, second_stage=bool(SECOND_STAGE_TERM.search(term)))
 
 
-def _context(cand: Candidate, context: str, family: Family) -> None:
+def _context(cand: Candidate, context: str, family: Family, *, second_stage: bool = False) -> None:
     ctx = context_score(context, family)
+    if second_stage:  # a hand-made second stage is an OLS fit on purpose
+        ctx = max(ctx, 0)
     if ctx:
         cand.add(float(ctx), f"the text before the table ({'+' if ctx > 0 else '-'})")
     if family_bad(context, family):

@@ -268,3 +268,12 @@ def test_single_shot_against_repair_mode_of_the_offline_panel(
     assert len(turns) == expected > 8 and set(turns["mode"]) == {"repair"}
     cells = pd.read_parquet(out / "cells.parquet")
     assert (cells.loc[cells["model"] == "reference/mute", "L2b_plus"]).all()
+    # the repair report's turn curves carry their scenario-clustered intervals
+    report = CliRunner().invoke(main, ["report", str(repair.out_dir), "--resamples", "20"])
+    assert report.exit_code == 0, report.output
+    summary = json.loads((repair.out_dir / "report" / "summary.json").read_text())
+    curve = summary["repair"]["reference/mute"]
+    assert curve["L2b_plus_by_turn"][:2] == [0.0, 1.0]
+    for rate, (lo, hi) in zip(curve["L2b_plus_by_turn"], curve["L2b_plus_by_turn_ci"], strict=True):
+        assert lo <= rate <= hi
+    assert curve["L2b_plus_by_turn_ci"][0][1] > 0  # 0 of 4 scenarios is not "surely 0"

@@ -20,7 +20,8 @@ from causalverify.report._tables import Table, num, pct
 
 CAPTION: Final[str] = (
     "Repair mode: the share of cells that execute (L2b, left) and that compute the right "
-    "number (L2b+, right) after each turn, one line per model. Turn 1 is the single-shot "
+    "number (L2b+, right) after each turn, one line per model, shaded by its "
+    "scenario-clustered 95% interval. Turn 1 is the single-shot "
     "result; the feedback shows errors, never whether a number is right."
 )
 
@@ -122,6 +123,16 @@ def write_repair_figures(summary: Mapping[str, Any], folder: Path) -> dict[str, 
                 xs = list(range(1, len(values) + 1))
                 turns = max(turns, len(xs))
                 ax.plot(xs, values, marker="o", color=colours(i % 10), label=wrap_name(model, 28))
+                bands = entry.get(f"{key}_ci") or []
+                if bands and all(b is not None for b in bands):
+                    ax.fill_between(
+                        xs,
+                        [b[0] for b in bands],
+                        [b[1] for b in bands],
+                        color=colours(i % 10),
+                        alpha=0.12,
+                        linewidth=0,
+                    )
             ax.set_xticks(range(1, turns + 1))
             ax.set_xlabel("turn")
             ax.set_title(label, fontsize=10)

@@ -125,8 +125,9 @@ def wilson_bounds(k: float, n: float, *, confidence: float = 0.95) -> tuple[floa
 
 def cluster_codes(clusters: Sequence[object] | pd.Series | np.ndarray) -> tuple[np.ndarray, int]:
     """Integer codes 0..C−1 of the cluster labels and C."""
-    codes, uniques = pd.factorize(pd.Series(np.asarray(clusters, dtype=object)), sort=True)
-    return np.asarray(codes, dtype=np.int64), len(uniques)
+    labels = np.asarray(clusters).astype(str)
+    uniques, codes = np.unique(labels, return_inverse=True)
+    return np.asarray(codes, dtype=np.int64).ravel(), len(uniques)
 
 
 def clustered_se(values: FloatArray, codes: np.ndarray, n_clusters: int) -> float:

@@ -6,11 +6,20 @@ import pytest
 
 from causalverify.calibration import calibration_messages, parse_confidences
 from causalverify.calibration.elicit import record_from_response
+from causalverify.calibration.parse import ParsedConfidences
 from causalverify.store import CellKey, ModelResponse
 
 
+def from_json(answer: str) -> ParsedConfidences:
+    """``answer`` parsed, which must have been read as a JSON object: the prose fallback reads
+    most of these answers too, and must not be what makes them pass."""
+    parsed = parse_confidences(answer)
+    assert parsed.notes == (), parsed.notes
+    return parsed
+
+
 def test_bare_json() -> None:
-    p = parse_confidences(
+    p = from_json(
         '{"method_confidence": 0.9, "specification_confidence": 0.75, "numerical_confidence": 0.6}'
     )
     assert p.status == "ok" and p.scale == "unit" and not p.missing
@@ -23,13 +32,13 @@ def test_fenced_json_with_prose_around() -> None:
         '```json\n{\n  "method_confidence": 0.95,\n  "specification_confidence": 0.8,\n'
         '  "numerical_confidence": 0.7\n}\n```\n\nThe main risk is the clustering choice.'
     )
-    p = parse_confidences(answer)
+    p = from_json(answer)
     assert p.status == "ok"
     assert p.confidences == {"method": 0.95, "specification": 0.8, "numerical": 0.7}
 
 
 def test_percentages_and_numbers_as_strings() -> None:
-    p = parse_confidences(
+    p = from_json(
         '{"method_confidence": "90%", "specification_confidence": "0.8", '
         '"numerical_confidence": " 65 % "}'
     )
@@ -38,7 +47,7 @@ def test_percentages_and_numbers_as_strings() -> None:
 
 
 def test_whole_answer_on_a_0_100_scale() -> None:
-    p = parse_confidences(
+    p = from_json(
         '{"method_confidence": 95, "specification_confidence": 0, "numerical_confidence": 70}'
     )
     assert p.status == "ok" and p.scale == "percent_scale"
@@ -46,7 +55,7 @@ def test_whole_answer_on_a_0_100_scale() -> None:
 
 
 def test_mixed_scale_marks_the_large_value_out_of_range() -> None:
-    p = parse_confidences(
+    p = from_json(
         '{"method_confidence": 0.9, "specification_confidence": 85, "numerical_confidence": 0.4}'
     )
     assert p.status == "partial"
@@ -68,7 +77,7 @@ def test_mixed_scale_marks_the_large_value_out_of_range() -> None:
     ],
 )
 def test_invalid_values_are_missing_with_a_reason(value: str, reason: str) -> None:
-    p = parse_confidences(
+    p = from_json(
         f'{{"method_confidence": 0.8, "specification_confidence": 0.7, '
         f'"numerical_confidence": {value}}}'
     )
@@ -78,13 +87,13 @@ def test_invalid_values_are_missing_with_a_reason(value: str, reason: str) -> No
 
 
 def test_missing_key_is_recorded() -> None:
-    p = parse_confidences('{"method_confidence": 0.8, "numerical_confidence": 0.3}')
+    p = from_json('{"method_confidence": 0.8, "numerical_confidence": 0.3}')
     assert p.missing == {"specification": "missing key"}
     assert p.confidences["specification"] is None and p.status == "partial"
 
 
 def test_python_style_dict_and_trailing_comma() -> None:
-    p = parse_confidences(
+    p = from_json(
         "{'method_confidence': 0.9, 'specification_confidence': 0.6, 'numerical_confidence': None,}"
     )
     assert p.confidences == {"method": 0.9, "specification": 0.6, "numerical": None}
@@ -97,16 +106,20 @@ def test_last_object_wins_and_nested_objects_are_read() -> None:
         '"numerical_confidence": 0.5} but on reflection:\n'
         '{"confidences": {"Method": 0.9, "specification": 0.8, "numerical-confidence": 0.2}}'
     )
-    p = parse_confidences(answer)
+    p = from_json(answer)
     assert p.confidences == {"method": 0.9, "specification": 0.8, "numerical": 0.2}
 
 
 def test_braces_inside_strings_do_not_break_the_scan() -> None:
+    # unbalanced braces and an escaped quote inside strings: a scan that counted them would
+    # find no object (or a cut one) and leave the answer to the prose fallback
     answer = (
-        '{"note": "the model y ~ x | {z}", "method_confidence": 0.7, '
-        '"specification_confidence": 0.6, "numerical_confidence": 0.5}'
+        r'{"note": "y ~ x | {z opens { twice and closes } once; an escaped \" quote {", '
+        '"method_confidence": 0.7, "specification_confidence": 0.6, "numerical_confidence": 0.5}'
     )
-    assert parse_confidences(answer).status == "ok"
+    p = from_json(answer)
+    assert p.status == "ok"
+    assert p.confidences == {"method": 0.7, "specification": 0.6, "numerical": 0.5}
 
 
 def test_prose_fallback_needs_the_word_confidence() -> None:

@@ -136,10 +136,7 @@ def fake_writer(agent, scenario, *, language, protocol):
 
 
 def test_reference_provider_calls_write_response(monkeypatch):
-    monkeypatch.setattr(
-        causalverify.models.reference, "AGENTS", ("textbook", "naive"), raising=False
-    )
-    monkeypatch.setattr(causalverify.models.reference, "write_response", fake_writer, raising=False)
+    monkeypatch.setattr(causalverify.models.reference, "write_response", fake_writer)
     provider = get_provider("reference/naive")
     response = provider.answer(MESSAGES, options=OPTIONS, context=ctx("s04", "python"))
     assert response.content == "naive|s04|python|paper"
@@ -157,14 +154,18 @@ def test_reference_provider_calls_write_response(monkeypatch):
     assert again == [response.content] * 8
 
 
-def test_reference_provider_rejects_unknown_agent(monkeypatch):
-    monkeypatch.setattr(causalverify.models.reference, "AGENTS", ("textbook",), raising=False)
-    with pytest.raises(ProviderError, match="unknown reference agent 'genius'"):
+def test_reference_provider_rejects_unknown_agent():
+    known = ", ".join(causalverify.reference.AGENTS)
+    with pytest.raises(
+        ProviderError, match=f"unknown reference agent 'genius'; choose one of {known}$"
+    ):
         get_provider("reference/genius")
+    assert [get_provider(f"reference/{a}").agent for a in causalverify.reference.AGENTS] == list(
+        causalverify.reference.AGENTS
+    )
 
 
-def test_reference_provider_needs_context(monkeypatch):
-    monkeypatch.setattr(causalverify.models.reference, "AGENTS", ("textbook",), raising=False)
+def test_reference_provider_needs_context():
     provider = get_provider("reference/textbook")
     with pytest.raises(ProviderError, match="context"):
         provider.answer(MESSAGES, options=OPTIONS, context=None)

@@ -27,13 +27,13 @@ from causalverify.runner import (
 from causalverify.sandbox._classify import unavailable
 from causalverify.sandbox.base import ExecResult, Limits
 from causalverify.scenarios.model import Canonical, Scenario
+from causalverify.scoring import rescore
 from causalverify.store import (
     CellRecord,
     ExtractionRecord,
     Message,
     ModelResponse,
     RunStore,
-    ScoreRecord,
     stable_view,
 )
 
@@ -90,13 +90,14 @@ def render(
     return Prompt((Message(role="user", content=text),), f"{hash(text) & 0xFFFF:064x}")
 
 
-#: what each fake agent answers; the fake sandbox "runs" ``print(<number>)`` lines
+#: what each fake agent answers; the fake sandbox "runs" ``print(<a> * <b>)`` lines, and the
+#: real scoring reads what they print (canonical 2.0: 2.1 is correct, 9.0 wrong)
 ANSWERS = {
-    "fake/good": "```{lang}\nprint(2.1)\n```",
-    "fake/wrong": "```{lang}\nprint(9.0)\n```",
+    "fake/good": "```{lang}\nprint(0.7 * 3)\n```",
+    "fake/wrong": "```{lang}\nprint(4.5 * 2)\n```",
     "fake/prose": "I would use a difference in differences.",
     "fake/empty": "",
-    "fake/broken": "```{lang}\nprint(2.1\n```",
+    "fake/broken": "```{lang}\nprint(0.7 * 3\n```",
     "fake/crash": "```{lang}\nstop()\n```",
     "fake/mute": "```{lang}\nx <- 1\n```",
 }
@@ -172,35 +173,11 @@ class FakeSandbox:
                 wall_seconds=0.1,
                 cpu_seconds=0.1,
             )
-        stdout = "".join(f"{v}\n" for v in re.findall(r"print\(([-\d.]+)\)", code))
+        products = re.findall(r"print\(([-\d.]+) \* ([-\d.]+)\)", code)
+        stdout = "".join(f"effect: {round(float(a) * float(b), 9)}\n" for a, b in products)
         return ExecResult(
             status="ok", exit_code=0, stdout=stdout, stderr="", wall_seconds=0.1, cpu_seconds=0.1
         )
-
-
-def rescore(record: CellRecord, *, profile: Any, tolerance: float, extractor: Any) -> CellRecord:
-    ran = record.execution is not None and record.execution.ok
-    numbers = re.findall(r"[-\d.]+", record.execution.stdout) if ran and record.execution else []
-    estimate = float(numbers[-1]) if numbers else None
-    rel = None if estimate is None else abs(estimate - record.canonical) / abs(record.canonical)
-    passed = rel is not None and rel <= tolerance
-    status = record.status
-    if ran:
-        status = "no_estimate" if estimate is None else ("correct" if passed else "wrong")
-    elif record.response is not None and not (record.response.content or "").strip():
-        status = "no_response"
-    scores = ScoreRecord(
-        profile=profile,
-        tolerance=tolerance,
-        extractor=extractor,
-        L1=bool(record.response and record.response.content),
-        L2a=bool(record.code and record.code.parses),
-        L2b=ran,
-        L2b_plus=passed if ran else False,
-        rel_error=rel,
-        estimate=estimate,
-    )
-    return record.model_copy(update={"scores": scores, "status": status})
 
 
 class Harness:
@@ -254,7 +231,7 @@ def test_every_cell_gets_its_status(tmp_path: Path) -> None:
     with RunStore.open(world.out) as store:
         records = list(store.iter_cells())
     assert len(records) == 42
-    assert all(r.status == EXPECTED[r.key.model] for r in records)
+    assert {(r.key.model, r.status) for r in records} == set(EXPECTED.items())
     assert summary.counts == dict(
         sorted(Counter(v for v in EXPECTED.values() for _ in range(6)).items())
     )
@@ -277,8 +254,9 @@ def test_record_contents(tmp_path: Path) -> None:
         good, prose = list(store.iter_cells())
         meta = store.meta()
     assert good.prompt[0].content == "title s001 in r (default), 2 rows"
-    assert good.code is not None and good.code.code == "print(2.1)\n" and good.code.parses
-    assert good.execution is not None and good.execution.stdout == "2.1\n"
+    assert good.code is not None and good.code.code == "print(0.7 * 3)\n" and good.code.parses
+    assert good.execution is not None and good.execution.stdout == "effect: 2.1\n"
+    assert good.extraction is not None and good.extraction.value == 2.1
     assert good.canonical == 2.0 and good.protocol == "default"
     assert set(good.timings) == {"model", "parse", "execute", "score"}
     assert prose.code is not None and prose.code.code is None and prose.execution is None
@@ -393,7 +371,7 @@ def test_judge_extraction_is_recorded_and_passed_to_scoring(tmp_path: Path) -> N
         judge_model="fake/judge",
     )
     run_benchmark(config, stages=stages, suite=world.suite)
-    assert seen == [("fake/judge", "2.1\n", "did")]  # only executed cells are judged
+    assert seen == [("fake/judge", "effect: 2.1\n", "did")]  # only executed cells are judged
     assert scored == ["both", "both"]
     with RunStore.open(world.out) as store:
         good, prose = list(store.iter_cells())

@@ -215,3 +215,14 @@ def test_analyze_records_the_interval_method_and_seed() -> None:
         pytest.approx(lo, abs=1e-6),
         pytest.approx(hi, abs=1e-6),
     )
+
+
+def test_a_difference_never_seen_is_not_claimed_to_be_exactly_zero() -> None:
+    same = np.repeat([1.0, 0.0], 20)
+    diff = paired_difference(same, same, np.arange(40))
+    lo, hi = sm.stats.proportion_confint(0, 40, method="wilson")
+    assert diff.method == "cluster-wilson" and diff.diff == 0 and diff.p == 1.0
+    assert (diff.lo, diff.hi) == (pytest.approx(-hi), pytest.approx(hi))
+    everywhere = paired_difference(np.zeros(40), np.ones(40), np.arange(40))
+    lo, hi = sm.stats.proportion_confint(40, 40, method="wilson")
+    assert (everywhere.lo, everywhere.hi) == (pytest.approx(lo), pytest.approx(hi))

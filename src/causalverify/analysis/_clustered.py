@@ -340,7 +340,10 @@ def paired_difference(
 
     The interval is the clustered t interval on C−1 degrees of freedom (``cluster`` and
     ``wilson``, which has no paired form) or the scenario bootstrap (``bootstrap``), clipped to
-    [−1, 1].
+    [−1, 1]. When every scenario differs by the same amount (no discordant pair at all, say) the
+    clustered SE is 0; the interval is then Wilson's for the share of scenarios that differ
+    (``method: "cluster-wilson"``), so "no difference seen in 40 scenarios" reads as ±9 pp, not
+    as exactly 0.
     """
     settings = settings or IntervalSettings()
     x = np.asarray(a, dtype=float)
@@ -376,6 +379,18 @@ def paired_difference(
         method = "bootstrap"
     elif math.isnan(se):
         lo, hi, method = math.nan, math.nan, "cluster"
+    elif se == 0.0:
+        # every scenario differs by the same amount (typically: no pair is discordant); the
+        # clustered SE is 0 and says nothing, so bound the share of scenarios that differ by
+        # Wilson's interval on the scenarios instead of claiming an exact difference
+        w_lo, w_hi = wilson_bounds(
+            abs(mean) * n_clusters, n_clusters, confidence=settings.confidence
+        )
+        if mean == 0:
+            lo, hi = -w_hi, w_hi
+        else:
+            lo, hi = (w_lo, w_hi) if mean > 0 else (-w_hi, -w_lo)
+        method = "cluster-wilson"
     else:
         half = t_quantile(settings.confidence, n_clusters) * se
         lo, hi, method = max(-1.0, mean - half), min(1.0, mean + half), "cluster"

@@ -360,3 +360,33 @@ def test_a_preloaded_module_that_changes_global_state_leaves_none_of_it(tmp_path
         "cwd": str(tmp_path),
         "raiser": False,
     }, out.stderr
+
+
+PARITY_PROBES = {
+    # the streams' encodings and error handlers: a surrogate-escaped byte prints, as cold
+    "streams": (
+        "import sys\nprint(sys.stdin.errors, sys.stdout.errors, sys.stderr.errors)\n"
+        "print('caf\\udce9')\nprint('caf\\udce9', file=sys.stderr)\n"
+    ),
+    "argv": "import sys\nprint(sys.orig_argv[1:], sys.argv)\n",
+    # the address-space limit leaves a warm cell what it leaves a cold one
+    "numpy 1.5 GB": (
+        "import numpy as np\na = np.empty(1536 * 2**20, dtype=np.uint8)\nprint(a.nbytes)\n"
+    ),
+    "statsmodels 0.9 GB": (
+        "import numpy as np, pandas, statsmodels.formula.api\n"
+        "a = np.empty(900 * 2**20, dtype=np.uint8)\nprint(a.nbytes)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("probe", sorted(PARITY_PROBES))
+def test_probes_print_the_same_warm_and_cold(
+    warm: BwrapSandbox, cold: BwrapSandbox, probe: str
+) -> None:
+    limits = Limits(wall_seconds=60, cpu_seconds=30, memory_mb=2048, max_processes=32)
+    code = PARITY_PROBES[probe]
+    hot, frozen = run(warm, code, limits), run(cold, code, limits)
+    assert frozen.status == "ok", frozen  # the probe itself works
+    for field in ("status", "exit_code", "stdout", "stderr"):
+        assert getattr(hot, field) == getattr(frozen, field), (field, hot, frozen)

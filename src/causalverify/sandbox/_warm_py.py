@@ -62,6 +62,13 @@ _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _MAX_FDS = 250
 _SYS_PIDFD_OPEN = 434
 
+#: the interpreter's own streams and arguments as a cold start made them (same environment)
+_STREAM_SETTINGS = {
+    name: (getattr(sys, name).encoding, getattr(sys, name).errors)
+    for name in ("stdin", "stdout", "stderr")
+}
+_INTERPRETER_ARGS = list(sys.orig_argv[: len(sys.orig_argv) - len(sys.argv)])
+
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_void_p]
 _libc.prctl.argtypes = [
@@ -247,6 +254,8 @@ def _cell(cfg: _Config, req: dict[str, Any], fds: list[int], setup_w: int) -> No
         file_fds = rest
         files = list(zip(req["files"], file_fds, strict=True))
         _fresh_mounts(cfg, files, code_fd)
+        uid = int(req["uid"]) if cfg.as_root else cfg.sandbox_uid
+        imports = req.get("imports")
         null = os.open("/dev/null", os.O_RDONLY)
         keep = {0: null, 1: out_fd, 2: err_fd}
         if log_fd >= 0 and cfg.fitlog_fd is not None:
@@ -256,9 +265,11 @@ def _cell(cfg: _Config, req: dict[str, Any], fds: list[int], setup_w: int) -> No
             os.dup2(moved[src], target, inheritable=True)
         os.set_blocking(1, True)
         os.set_blocking(2, True)
-        _set_limits(req["rlimits"])
+        rlimits = dict(req["rlimits"])
+        if "RLIMIT_AS" in rlimits:
+            rlimits["RLIMIT_AS"] += _address_space_credit(imports)
+        _set_limits(rlimits)
         os.chdir("/scratch")
-        uid = int(req["uid"]) if cfg.as_root else cfg.sandbox_uid
         _drop_privileges(cfg, uid)
         if cfg.seccomp is not None:
             _install_seccomp(cfg.seccomp)
@@ -295,18 +306,17 @@ def _reseed() -> None:
 
 
 def _fresh_streams() -> None:
-    sys.stdin = io.TextIOWrapper(
-        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8"
-    )
-    sys.stdout = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8", errors="strict"
-    )
-    sys.stderr = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
-        encoding="utf-8",
-        errors="backslashreplace",
-        line_buffering=True,
-    )
+    """Streams as a cold interpreter opens them: its encodings and error handlers."""
+
+    def stream(fd: int, name: str, **kwargs: Any) -> io.TextIOWrapper:
+        encoding, errors = _STREAM_SETTINGS[name]
+        raw = io.FileIO(fd, "r" if fd == 0 else "w", closefd=False)
+        buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
+        return io.TextIOWrapper(buffered, encoding=encoding, errors=errors, **kwargs)
+
+    sys.stdin = stream(0, "stdin")
+    sys.stdout = stream(1, "stdout")
+    sys.stderr = stream(2, "stderr", line_buffering=True)
     for name in ("stdin", "stdout", "stderr"):
         setattr(sys, f"__{name}__", getattr(sys, name))
 
@@ -350,6 +360,7 @@ def _run_script(path: str) -> int:
     main.__dict__.update(__file__=path, __builtins__=__builtins__, __cached__=None, __spec__=None)
     sys.modules["__main__"] = main
     sys.argv[:] = [path]
+    sys.orig_argv = [*_INTERPRETER_ARGS, path]
     sys.path[0] = os.path.dirname(path)
     code = 0
     try:
@@ -577,19 +588,56 @@ def _restore(state: dict[str, Any]) -> None:
             items[name][1](value)
 
 
+#: the standard library's modules: every cell has them, cold or warm
+_STDLIB = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
+
+
+def _package(module: str) -> str:
+    return module.split(".")[0]
+
+
+class _Group:
+    """What importing one preloaded name brought: its modules and the address space they
+    mapped."""
+
+    def __init__(self, name: str, modules: set[str], mapped: int) -> None:
+        #: the top-level packages this import loaded first (its own, and those it brought)
+        self.tops = {_package(name)} | {m for m in modules if "." not in m} - _STDLIB
+        self.modules = modules
+        self.mapped = mapped
+        self.uses: set[str] = set()
+
+
+#: the preloaded groups, in import order, and the address space mapped before any of them
+_GROUPS: list[_Group] = []
+_BARE_MAPPED = [0]
+
+
+def _mapped() -> int:
+    """This process's mapped address space in bytes (what ``RLIMIT_AS`` counts)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
 def _preload(names: list[str]) -> list[str]:
     """Import ``names`` as a script would; the filters they install for their warnings stay.
 
     A module whose import changes interpreter-wide state (say, replaces
     ``warnings.formatwarning``) is unloaded again, so that a cell importing it gets that change
-    exactly as a cold run does, and a cell that does not import it never sees it.
+    exactly as a cold run does, and a cell that does not import it never sees it. What each
+    import mapped is noted (:class:`_Group`), for the cells that import it.
     """
     import importlib
 
+    _BARE_MAPPED[0] = _mapped()
     loaded = []
     for name in names:
         before_modules = set(sys.modules)
         before = _global_state()
+        before_mapped = _mapped()
         try:
             importlib.import_module(name)
         except Exception:  # a missing package is simply not preloaded
@@ -602,8 +650,45 @@ def _preload(names: list[str]) -> list[str]:
                 del sys.modules[added]
             _restore(before)
             continue
+        modules = set(sys.modules) - before_modules
+        _GROUPS.append(_Group(name, modules, max(0, _mapped() - before_mapped)))
         loaded.append(name)
+    # which packages each group's modules use (a module object among their globals)
+    for group in _GROUPS:
+        for mod_name in group.modules:
+            module = sys.modules.get(mod_name)
+            for value in list(getattr(module, "__dict__", {}).values()):
+                if isinstance(value, types.ModuleType):
+                    group.uses.add(_package(value.__name__))
+        group.uses -= _STDLIB | {"__main__"}
     return loaded
+
+
+def _imported_groups(imports: list[str]) -> list[_Group]:
+    """The preloaded groups a script importing the top-level packages ``imports`` would load
+    in a cold run: those of the packages it names and, transitively, of the packages they use."""
+    wanted = set(imports)
+    chosen: list[_Group] = []
+    changed = True
+    while changed:
+        changed = False
+        for group in _GROUPS:
+            if group not in chosen and group.tops & wanted:
+                chosen.append(group)
+                wanted |= group.uses
+                changed = True
+    return [g for g in _GROUPS if g in chosen]
+
+
+def _address_space_credit(imports: list[str] | None) -> int:
+    """How much more address space than the limit a warm cell may map, so that it can allocate
+    exactly as much as a cold one: what the preloaded packages mapped, less what the packages
+    the script imports map in a cold run too (all of it when the imports are unknown)."""
+    if imports is None:
+        return 0
+    preloaded = max(0, _mapped() - _BARE_MAPPED[0])
+    charged = sum(g.mapped for g in _imported_groups(imports))
+    return max(0, preloaded - charged)
 
 
 def main() -> None:

@@ -10,6 +10,18 @@ slot uid when the harness is root, a user namespace otherwise), no capabilities,
 ``no_new_privs``, the system-call filter and the resource limits; it runs as PID 1 of its
 namespace, so killing it kills everything it started. A cell's output is what a cold run
 prints; only its time and memory figures differ (the preloaded modules are already resident).
+Its streams have a cold start's encodings and error handlers, ``sys.orig_argv`` a cold start's
+arguments, and its address-space limit is raised by what the preloaded packages mapped, less
+what the packages its script imports (read from its import statements, with the packages they
+use) map in a cold run too, so that it can allocate what a cold cell can.
+
+What is not equalised: the preloaded modules are in ``sys.modules`` from the start, with the
+warning filters and import finders their imports added (and a warning an import shows, such as
+joblib's about a read-only ``/dev/shm``, was shown while preloading, not in the cell); every cell
+of one interpreter has the same ``hash()`` seed (``PYTHONHASHSEED`` is fixed when an interpreter
+starts; no cell can compare with another); the fit log's descriptor is always 100 (cold: the
+harness's number); matplotlib's and fontconfig's caches are not written to ``/scratch``; and
+imports the static reading cannot see (``importlib.import_module``) are not charged.
 
 If the interpreter cannot be started, or anything about a cell's hand-over fails before the
 cell starts (or its keeper, which the cell cannot reach, fails to report how it ended), that
@@ -21,6 +33,7 @@ harness waits for it: the deadline holds until the cell has exited (see
 from __future__ import annotations
 
 import array
+import ast
 import contextlib
 import json
 import logging
@@ -155,6 +168,22 @@ def _memfd(content: bytes) -> int:
         view = view[os.write(fd, view) :]
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
+
+
+def _top_imports(code: str) -> list[str] | None:
+    """The top-level packages ``code`` imports (absolute imports anywhere in it); None when it
+    cannot be read, and the cell is then charged for every preloaded package."""
+    try:
+        tree = ast.parse(code)
+    except Exception:  # a syntax error, a nesting too deep: the script fails its own way
+        return None
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return sorted(names)
 
 
 def _recv(sock: socket.socket, timeout: float) -> tuple[dict[str, object] | None, list[int]]:
@@ -358,6 +387,8 @@ class WarmInterpreter:
                 "log": log_w is not None,
                 "uid": uid,
                 "rlimits": box.rlimits(limits),
+                # what the cell imports decides which preloaded packages it is charged for
+                "imports": _top_imports(code),
             }
             started = time.monotonic()
             try:

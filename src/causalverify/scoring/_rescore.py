@@ -223,13 +223,42 @@ def corroborated_fits(code: str, fits: Sequence[FitEntry]) -> list[FitEntry]:
     case) is not a word of the code cannot have come from a call the code makes, so it is not
     used for the diagnosis. An entry that passes is still self-reported: the report says so.
     """
-    words = {w.lower() for w in _WORD.findall(code)}
+    words = {w.lower() for w in _WORD.findall(_without_strings_and_comments(code))}
     out = []
     for entry in fits:
         name = re.split(r"::|\.", entry.function)[-1].lower()
         if name and name in words:
             out.append(entry)
     return out
+
+
+def _without_strings_and_comments(code: str) -> str:
+    """``code`` with the string literals and ``#`` comments of R and Python blanked (one pass)."""
+    out: list[str] = []
+    quote = ""
+    escaped = comment = False
+    for char in code:
+        if char == "\n":
+            quote, escaped, comment = "", False, False
+            out.append(char)
+        elif comment:
+            continue
+        elif quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            comment = True
+        else:
+            out.append(char)
+            continue
+        out.append(" ")
+    return "".join(out)
 
 
 def _closest_fit(record: CellRecord, profile: Profile, tolerance: float) -> dict[str, object]:

@@ -266,3 +266,31 @@ def test_a_run_of_crafted_answers_finishes_and_resumes(
         assert cells["s004"].status == "correct"
         again = run_benchmark(config, stages=stages)
         assert again.computed == 0 and again.skipped == 4
+
+
+# -- what reports show -------------------------------------------------------------------------
+
+
+def test_reports_count_and_explain_unfinished_cells(tmp_path: Path) -> None:
+    from causalverify.report import write_report
+
+    world = Harness(tmp_path, n=3)
+    flaky = _Raising(RecursionError("maximum recursion depth exceeded"))
+    real = world.stages()
+
+    def score(record: CellRecord, **settings: Any) -> CellRecord:
+        if record.key.scenario_id == "s002" and record.key.model == "fake/good":
+            return flaky(record)  # type: ignore[no-any-return]
+        return real.rescore(record, **settings)
+
+    stages = dataclasses.replace(real, rescore=score)
+    config = world.config(models=("fake/good", "fake/wrong", "fake/crash"), languages=("r",))
+    run_benchmark(config, stages=stages, suite=world.suite)
+    report = write_report(world.out, tmp_path / "report", n_resamples=20)
+    html = report.read_text(encoding="utf-8")
+    assert "unfinished: 1 met a harness error (harness_error)" in html
+    assert "fitted right, reported wrong (self-reported)" in html
+    explorer = "".join(
+        p.read_text(encoding="utf-8") for p in (report.parent / "explorer").glob("chunk-*")
+    )
+    assert "scoring: RecursionError: maximum recursion depth exceeded" in explorer

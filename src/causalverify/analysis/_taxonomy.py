@@ -2,7 +2,10 @@
 
 Every cell gets exactly one category, checked in this order:
 
-``unscoreable`` · ``api_error`` · ``no_response`` (fails L1) · ``no_code`` · ``parse_error``
+``unscoreable`` · ``api_error`` · ``extraction_limit`` · ``harness_error`` (the harness could not
+finish the cell: its estimate could not be read within the scoring budget, or a stage failed on
+its data; each cell says why in ``status_reason``) · ``no_response`` (fails L1) · ``no_code`` ·
+``parse_error``
 (fail L2a) · ``exec:<kind>`` (fails L2b; kind is ``missing_package`` or the execution status such
 as ``error``/``timeout``) · ``fitted_right_reported_wrong`` · ``no_estimate`` (ran, nothing
 extracted) · ``wrong_sign`` · ``window_scale`` · ``other_wrong`` (wrong estimate) · ``correct``.
@@ -10,7 +13,11 @@ extracted) · ``wrong_sign`` · ``window_scale`` · ``other_wrong`` (wrong estim
 ``fitted_right_reported_wrong``: the code ran and one of the models it fitted (the fit log) has an
 effect coefficient within the tolerance of the canonical, but the reported value is missing or
 outside it: the specification was right and the reporting was not. The other wrong categories are
-then wrong specifications (or hand-computed estimates that no fit records).
+then wrong specifications (or hand-computed estimates that no fit records). This category is
+**self-reported**: the fit log is written by the script's own process, which can write to it too,
+so it rests on the script's word (entries whose function the code does not call outside strings
+and comments are ignored, see :func:`causalverify.scoring.corroborated_fits`); the score never
+does. Reports label it :data:`SELF_REPORTED`.
 
 A wrong estimate is ``wrong_sign`` when estimate and canonical have opposite signs;
 ``window_scale`` when the ratio estimate / canonical is within ``scale_tolerance`` (relative) of an
@@ -33,6 +40,10 @@ SCALE_FACTORS: Final[tuple[float, ...]] = (
 )
 DEFAULT_SCALE_TOLERANCE: Final[float] = 0.05
 QUANTILES: Final[tuple[float, ...]] = (0.10, 0.25, 0.50, 0.75, 0.90)
+#: how reports qualify what rests on the script's fit log
+SELF_REPORTED: Final = "per the script's fit log (self-reported)"
+#: statuses of cells the harness could not finish, each its own category
+_HARNESS: Final = frozenset({"extraction_limit", "harness_error"})
 
 
 def wrong_kind(
@@ -74,6 +85,8 @@ def classify_cell(row: pd.Series, *, scale_tolerance: float = DEFAULT_SCALE_TOLE
         return "unscoreable"
     if row["status"] == "api_error":
         return "api_error"
+    if row["status"] in _HARNESS:
+        return str(row["status"])
     if row["L1"] == 0:
         return "no_response"
     if row["L2a"] == 0:

@@ -219,6 +219,7 @@ SCRIPT: Final[str] = r"""
   }
   function turnView(box, t, heading) {
     if (heading) { box.appendChild(el("h3", heading)); }
+    if (t.status_reason) { block(box, "Why the harness could not finish this cell", t.status_reason); }
     if (t.feedback) { block(box, "Execution feedback shown to the model", t.feedback); }
     block(box, "Response", t.response || t.response_error);
     block(box, "Code that ran", t.code || t.parse_error);
@@ -226,7 +227,7 @@ SCRIPT: Final[str] = r"""
     block(box, "stdout" + (line ? " (the marked line is where the estimate was read)" : ""), t.stdout, line);
     block(box, "stderr", t.stderr);
     if (t.fits && t.fits.length) {
-      box.appendChild(el("h3", "Fit log"));
+      box.appendChild(el("h3", "Fit log (written by the script's own process: self-reported)"));
       var table = el("table"), head = el("tr");
       ["function", "term", "estimate", "std. error"].forEach(function (h) { head.appendChild(el("th", h)); });
       table.appendChild(head);

@@ -54,6 +54,25 @@ def incomplete_banner(s: Mapping[str, Any]) -> str | None:
     )
 
 
+def unfinished_banner(s: Mapping[str, Any]) -> str | None:
+    """``unfinished: N cells ...`` when the harness could not finish cells, else None."""
+    overall = (s.get("taxonomy") or {}).get("overall", {})
+    parts = [
+        f"{int(overall[k])} {label}"
+        for k, label in (
+            ("extraction_limit", "hit the extraction and scoring budget (extraction_limit)"),
+            ("harness_error", "met a harness error (harness_error)"),
+        )
+        if overall.get(k)
+    ]
+    if not parts:
+        return None
+    return (
+        f"unfinished: {' and '.join(parts)}; they count as failing L2b+, and each cell's "
+        "status_reason says why."
+    )
+
+
 def settings_line(s: Mapping[str, Any]) -> str | None:
     """The scoring settings the report shows (suite, protocol, profile, tolerance, extractor)."""
     run = dict(s.get("run") or {})
@@ -69,7 +88,8 @@ def settings_line(s: Mapping[str, Any]) -> str | None:
 def _overview(s: Mapping[str, Any]) -> list[str]:
     ew = s["executed_wrong"]
     tau = s["rank_correlation"].get("L2b", {})
-    lines = [line for line in (incomplete_banner(s), settings_line(s)) if line]
+    banners = (incomplete_banner(s), unfinished_banner(s), settings_line(s))
+    lines = [line for line in banners if line]
     return [
         *lines,
         f"{s['n_cells']} cells: {len(s['units'])} {s['unit']}(s) × {s['n_scenarios']} scenarios"

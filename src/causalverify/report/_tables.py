@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote, urlencode
+
+from causalverify.analysis._taxonomy import SELF_REPORTED
 
 LAYERS = ("L1", "L2a", "L2b", "L2b_plus")
 LABEL = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b+"}
@@ -407,6 +409,12 @@ def sweep(s: Mapping[str, Any]) -> Table:
     )
 
 
+#: taxonomy categories shown with a qualifier
+_CATEGORY_LABELS: Final[dict[str, str]] = {
+    "fitted_right_reported_wrong": f"fitted_right_reported_wrong ({SELF_REPORTED})",
+}
+
+
 def taxonomy(s: Mapping[str, Any]) -> Table:
     """Cells per failure category, per unit and overall."""
     tax = s["taxonomy"]
@@ -415,7 +423,7 @@ def taxonomy(s: Mapping[str, Any]) -> Table:
     rows = [
         tuple(
             [
-                cat,
+                _CATEGORY_LABELS.get(cat, cat),
                 *(str(tax["by_unit"].get(u, {}).get(cat, 0)) for u in units),
                 str(tax["overall"][cat]),
             ]
@@ -458,13 +466,15 @@ def extraction(s: Mapping[str, Any]) -> Table:
             "ambiguous",
             "share",
             "read via fit log",
-            "fitted right, reported wrong",
+            "fitted right, reported wrong (self-reported)",
         ),
         rows=tuple(rows),
         note=(
             "Ambiguous: plausible candidates printed different numbers; the rule's choice is "
-            "scored. Fitted right, reported wrong: a model the code fitted has an effect "
-            "coefficient within tolerance, the reported value is missing or outside it."
+            f"scored. Fitted right, reported wrong, {SELF_REPORTED}: a model the code fitted has "
+            "an effect coefficient within tolerance, the reported value is missing or outside "
+            "it. The fit log is written by the script's own process, which could write to it "
+            "too; the score never rests on it."
         ),
     )
 

@@ -106,6 +106,7 @@ def _turn(turn: TurnRecord) -> dict[str, Any]:
         else None,
         "scores": turn.scores.model_dump(mode="json") if turn.scores else None,
         "status": turn.status,
+        "status_reason": turn.status_reason,
     }
 
 

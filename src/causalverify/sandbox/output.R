@@ -5,18 +5,22 @@
 #  - base::cat, print, print.default and writeLines get a first statement (as the fit log hooks
 #    do: formals, environment and the rest of the body unchanged; on.exit() calls of the body get
 #    add = TRUE). When such a call writes to stdout, is not inside another hooked call and no
-#    sink is active, the hook pushes a split sink to a raw connection: stdout receives exactly
-#    the same bytes at the same moment, and the hook gets a copy. The sink is popped when the
-#    call ends (also on error); if the call left the sink stack otherwise, the hook lets it be.
+#    sink is active, the hook evaluates the arguments the function evaluates first anyway (cat's
+#    ..., print's x, writeLines' text) and pushes a split sink to a raw connection: stdout
+#    receives exactly the same bytes at the same moment, and the hook gets a copy. The sink is
+#    popped when the call ends (also on error); if the call left the sink stack otherwise, the
+#    hook lets it be.
 #  - a task callback counts the top-level expressions, so the hook knows which one is running;
 #    on the first record it parses the script (utils::getParseData) and finds the innermost call
 #    on the stack that is written in the script (same language object), preferring the running
 #    top-level expression. Auto-printing at top level is recorded with that expression.
 #  - consecutive output of the same call (a loop's iterations) makes one record; records are
-#    written when the place changes and at exit (an exit finalizer), at most 4000 and 2 MiB.
+#    written 64 at a time and at exit (an exit finalizer), at most 4000 and 2 MiB; a run that is
+#    killed loses the last ones.
 #  - every failure of the hook is swallowed; nothing is defined where the script can see it.
-# What it changes that a script could notice: sink.number() and stdout() inside a hooked call,
-# the bodies of the four functions, and one entry in getTaskCallbackNames().
+# What it changes that a script could notice: sink.number() and stdout() inside a print method
+# or a lazily evaluated argument (sep, digits, ...) of a hooked call, the bodies of the four
+# functions, and one entry in getTaskCallbackNames().
 local({
   fd <- Sys.getenv("CAUSALVERIFY_FITLOG_FD")
   if (!grepl("^[0-9]+$", fd)) return(invisible())
@@ -32,13 +36,18 @@ local({
   state$index <- NULL
   state$pending <- NULL
   state$last_line <- 0L
+  state$out <- character()
+  batch <- 64L
   max_records <- 4000L
   max_bytes <- 2 * 1024^2
   head_chars <- 64L
   tail_chars <- 32L
   code_chars <- 300L
 
+  # a JSON string: R's own escaping when it gives only JSON's escapes, else escaped here
   jtext <- function(s) {
+    out <- .Internal(encodeString(s, 0L, "\"", 0L, TRUE))
+    if (!grepl("\\\\[^\"\\\\nrt]", out)) return(out)
     s <- gsub("\\", "\\\\", s, fixed = TRUE)
     s <- gsub("\"", "\\\"", s, fixed = TRUE)
     s <- gsub("\n", "\\n", s, fixed = TRUE)
@@ -132,26 +141,39 @@ local({
       last <- top$last[[k]]
       top_text <- top$text[[k]]
     }
-    for (i in rev(seq_along(calls))) {
+    n <- length(calls)
+    for (i in rev(seq_len(n))) {
       e <- find_call(calls[[i]], first, last)
       if (!is.null(e)) {
         if (e$line >= first && e$line <= last) state$last_line <- e$line
-        return(list(line = e$line, code = e$text, top_line = if (first > 0L) first))
+        return(list(line = e$line, code = e$text, top_line = if (first > 0L) first,
+                    direct = i == n))
       }
     }
-    if (first > 0L) list(line = first, code = top_text, top_line = first) else NULL
+    if (first > 0L) list(line = first, code = top_text, top_line = first, direct = FALSE)
+  }
+
+  # records are written in batches (and at exit): opening the pipe costs more than a record
+  write_out <- function() {
+    out <- state$out
+    state$out <- character()
+    if (length(out) == 0L) return(invisible())
+    con <- file(path, open = "a", raw = TRUE)
+    on.exit(close(con))
+    writeLines(out, con, useBytes = TRUE)
+    invisible()
   }
 
   flush_pending <- function() {
     p <- state$pending
     state$pending <- NULL
     if (is.null(p) || state$records >= max_records) return(invisible())
-    line <- paste0(
+    line <- enc2utf8(paste0(
       "{\"kind\":\"output\",\"function\":", jtext(p$fname),
       ",\"line\":", jint(p$where$line), ",\"code\":", jtext(p$where$code),
       ",\"call\":", jtext(p$call), ",\"top_line\":", jint(p$where$top_line),
       ",\"chars\":", jint(p$chars), ",\"head\":", jtext(p$head), ",\"tail\":", jtext(p$tail),
-      ",\"object\":", jtext(p$object), "}")
+      ",\"object\":", jtext(p$object), "}"))
     size <- nchar(line, type = "bytes") + 1
     if (state$bytes + size > max_bytes) {
       state$records <- max_records
@@ -159,79 +181,108 @@ local({
     }
     state$records <- state$records + 1L
     state$bytes <- state$bytes + size
-    con <- file(path, open = "a", raw = TRUE)
-    on.exit(close(con))
-    writeLines(enc2utf8(line), con, useBytes = TRUE)
+    state$out <- c(state$out, line)
+    if (length(state$out) >= batch) write_out()
     invisible()
   }
 
-  note <- function(fname, bytes, calls, value) {
-    text <- rawToChar(bytes)
-    n <- nchar(text, type = "chars", allowNA = TRUE)
-    if (is.na(n)) return(flush_pending())  # not valid UTF-8: cannot be placed in stdout
-    hooked <- calls[[length(calls)]]
+  # a run of output from the call that wrote last: it joins that call's record
+  extend <- function(hooked, text, n) {
     p <- state$pending
-    if (!is.null(p) && identical(p$hooked, hooked) && p$toplevel == state$toplevel) {
-      p$chars <- p$chars + n
-      if (nchar(p$head) < head_chars) p$head <- substr(paste0(p$head, text), 1L, head_chars)
-      tail <- paste0(p$tail, text)
-      p$tail <- substring(tail, max(1L, nchar(tail) - tail_chars + 1L))
-      state$pending <- p
-      return(invisible())
+    if (is.null(p) || !identical(p$hooked, hooked) || p$toplevel != state$toplevel) {
+      return(FALSE)
     }
+    state$pending <- grow(p, text, n)
+    TRUE
+  }
+  grow <- function(p, text, n) {
+    p$chars <- p$chars + n
+    if (nchar(p$head) < head_chars) p$head <- substr(paste0(p$head, text), 1L, head_chars)
+    tail <- paste0(p$tail, text)
+    p$tail <- substr(tail, max(1L, nchar(tail) - tail_chars + 1L), 1000000L)
+    p
+  }
+
+  # a new record: where the call is in the script, what it printed
+  start <- function(fname, text, n, calls, value) {
     flush_pending()
+    hooked <- calls[[length(calls)]]
     where <- locate(calls)
-    if (is.null(where)) where <- list(line = NULL, code = "", top_line = NULL)
-    call <- if (is.function(hooked[[1L]])) "" else
+    if (is.null(where)) where <- list(line = NULL, code = "", top_line = NULL, direct = FALSE)
+    call <- if (where$direct) where$code else if (is.function(hooked[[1L]])) "" else
       one_line(paste(deparse(hooked, width.cutoff = 500L, nlines = 3L), collapse = " "))
-    object <- if (fname %in% c("print", "print.default")) class(value)[1L] else ""
+    object <- if (fname == "print" || fname == "print.default") class(value)[1L] else ""
     state$pending <- list(
       fname = fname, hooked = hooked, toplevel = state$toplevel, where = where,
       call = call, object = if (length(object) == 1L && !is.na(object)) object else "",
       chars = n, head = substr(text, 1L, head_chars),
-      tail = substring(text, max(1L, n - tail_chars + 1L))
+      tail = substr(text, max(1L, n - tail_chars + 1L), n)
     )
     invisible()
   }
 
-  # TRUE when this call is recorded: its output goes to stdout, no sink is active, no hooked
-  # call is running; then the split sink is in place
-  begin <- function(fname, env) {
-    if (state$busy || state$records >= max_records) return(FALSE)
-    tryCatch({
-      if (.Internal(sink.number(TRUE)) != 0L) return(FALSE)
-      target <- if (fname == "cat") substitute(file, env) else if (fname == "writeLines")
-        substitute(con, env)
-      if (!is.null(target) && !identical(target, "") && !identical(target, quote(stdout()))) {
-        return(FALSE)
-      }
-      con <- rawConnection(raw(0L), "w")
-      .Internal(sink(con, FALSE, FALSE, TRUE))
-      state$con <- con
-      state$level <- .Internal(sink.number(TRUE))
-      state$busy <- TRUE
-      TRUE
-    }, error = function(e) FALSE)
+  # TRUE when this call would be recorded: its output goes to stdout, no sink is active, no
+  # hooked call is running. Looks at the call's arguments without evaluating any.
+  ready <- function(fname, env) {
+    if (state$busy || state$records >= max_records || .Internal(sink.number(TRUE)) != 0L) {
+      return(FALSE)
+    }
+    target <- if (fname == "cat") substitute(file, env) else if (fname == "writeLines")
+      substitute(con, env)
+    is.null(target) || identical(target, "") || identical(target, quote(stdout()))
+  }
+
+  # put the split sink in place; TRUE when it is
+  begin <- function() {
+    if (length(.Internal(getAllConnections())) > 120L) return(FALSE)  # R allows 128
+    con <- .Internal(rawConnection("output", raw(0L), "w"))
+    .Internal(sink(con, FALSE, FALSE, TRUE))
+    state$con <- con
+    state$level <- .Internal(sink.number(TRUE))
+    state$busy <- TRUE
+    TRUE
+  }
+
+  # the sink's bytes, once it is popped; NULL when the call left the sink stack otherwise
+  pop <- function() {
+    con <- state$con
+    state$con <- NULL
+    if (.Internal(sink.number(TRUE)) != state$level) return(NULL)  # ours is not on top: stays
+    .Internal(sink(-1L, FALSE, FALSE, FALSE))
+    bytes <- .Internal(rawConnectionValue(con))
+    .Internal(close(con, "rw"))
+    bytes
+  }
+
+  settle <- function(fname, value, calls) {
+    bytes <- pop()
+    if (length(bytes) == 0L) return(invisible())
+    text <- rawToChar(bytes)
+    n <- nchar(text, type = "chars", allowNA = TRUE)
+    calls <- calls[-length(calls)]  # finish() itself
+    if (is.na(n)) return(flush_pending())  # not valid UTF-8: cannot be placed in stdout
+    if (extend(calls[[length(calls)]], text, n)) return(invisible())
+    # The JIT would compile the record-keeping closures on first use, which costs far more
+    # (0.1 s) than running them interpreted: it is off while a record is started.
+    jit <- .Internal(enableJIT(0L))
+    on.exit(.Internal(enableJIT(jit)))
+    start(fname, text, n, calls, value)
   }
 
   finish <- function(fname, value) {
     state$busy <- FALSE
-    tryCatch({
-      con <- state$con
-      state$con <- NULL
-      if (.Internal(sink.number(TRUE)) != state$level) {
-        # the call changed the sink stack; ours is not on top, so it stays
-        state$pending <- NULL
-        return(invisible())
-      }
-      .Internal(sink(-1L, FALSE, FALSE, FALSE))
-      bytes <- rawConnectionValue(con)
-      close(con)
-      if (length(bytes) == 0L) return(invisible())
-      calls <- sys.calls()
-      note(fname, bytes, calls[-length(calls)], value)
-    }, error = function(e) NULL)
+    calls <- sys.calls()
+    tryCatch(settle(fname, value, calls), error = function(e) state$pending <- NULL)
     invisible()
+  }
+
+  at_exit <- function(e) {
+    jit <- .Internal(enableJIT(0L))
+    on.exit(.Internal(enableJIT(jit)))
+    tryCatch({
+      flush_pending()
+      write_out()
+    }, error = function(e) NULL)
   }
 
   # on.exit() calls of the original body get add = TRUE, so they cannot drop the hook's handler
@@ -243,14 +294,18 @@ local({
     e
   }
 
-  hook <- function(name) {
+  # `force`: the arguments the function evaluates first anyway, evaluated in its own frame
+  # before the sink is in place (so that they see no sink, and fail exactly as they would)
+  hook <- function(name, force) {
     f <- get(name, envir = baseenv(), inherits = FALSE)
     if (!is.function(f) || is.primitive(f) || isTRUE(attr(f, "causalverify_output"))) return()
     original <- body(f)
     if ("on.exit" %in% all.names(original)) original <- keep_exits(original)
     body(f) <- bquote({
-      if (.(begin)(.(name), environment())) on.exit(.(finish)(.(name), returnValue(NULL)),
-                                                    add = TRUE)
+      if (.(ready)(.(name), environment())) {
+        .(force)
+        if (.(begin)()) on.exit(.(finish)(.(name), returnValue(NULL)), add = TRUE)
+      }
       .(original)
     })
     attr(f, "causalverify_output") <- TRUE
@@ -261,13 +316,15 @@ local({
   }
 
   ok <- tryCatch({
-    for (name in c("cat", "print", "print.default", "writeLines")) hook(name)
+    hook("cat", quote(list(...)))
+    hook("print", quote(x))
+    hook("print.default", NULL)
+    hook("writeLines", quote(text))
     addTaskCallback(function(...) {
       state$toplevel <- state$toplevel + 1L
       TRUE
     }, name = "causalverify")
-    reg.finalizer(state, function(e) tryCatch(flush_pending(), error = function(e) NULL),
-                  onexit = TRUE)
+    reg.finalizer(state, at_exit, onexit = TRUE)
     TRUE
   }, error = function(e) FALSE)
   invisible(ok)

@@ -30,13 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from causalverify.families import LANGUAGES, Language
-from causalverify.published.devset import (
-    LABEL_RTOL,
-    LABELS_FILE,
-    devset_figures,
-    read_labels,
-    replay_devset,
-)
+from causalverify.published.devset import LABELS_FILE, devset_figures, replay_devset
+from causalverify.published.handlabels import LABEL_RTOL, read_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT.parent / "shared" / "reference" / "causalverify-2026" / "release"

@@ -17,14 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from causalverify.published.devset import (
-    LABELS_FILE,
+from causalverify.published.devset import LABELS_FILE, Replayed, devset_figures, replay_devset
+from causalverify.published.handlabels import (
     DevSetError,
     HandLabel,
-    Replayed,
-    devset_figures,
     read_labels,
-    replay_devset,
     same_reading,
     verdict,
 )

@@ -329,3 +329,14 @@ def test_closing_every_descriptor_does_not_escape_the_wall_clock(
     assert res.wall_seconds < 3 + 10, res  # not the 75 s the script asked for
     after = sandbox.run("print(1)", "python", {}, FAST)
     assert after.status == "ok" and after.stdout == "1\n", after
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_the_cgroup_path_is_the_cells_own_root(sandbox: Sandbox, language: Language) -> None:
+    # a cgroup namespace of its own: /proc/self/cgroup names no host path
+    r = 'cat(readLines("/proc/self/cgroup"), sep = "\\n")\n'
+    py = "print(open('/proc/self/cgroup').read(), end='')\n"
+    res = run(sandbox, language, r, py)
+    assert res.status == "ok", res
+    lines = res.stdout.splitlines()
+    assert lines and all(line.rsplit(":", 1)[1] == "/" for line in lines), res.stdout

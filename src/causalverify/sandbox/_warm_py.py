@@ -1,9 +1,9 @@
 """The warm interpreter: runs inside a long-lived bubblewrap sandbox and forks one process per cell.
 
 It imports the heavy packages once, then waits for requests from the harness on a Unix socket.
-Each request forks a *keeper* that enters fresh mount, PID, network, IPC and UTS namespaces
-(and, when the harness is not root, a fresh user namespace) and forks the cell: PID 1 of its
-namespace, exactly like a cold run under ``bwrap --as-pid-1``. Before the cell's first line runs,
+Each request forks a *keeper* that enters fresh mount, PID, network, IPC, UTS and cgroup
+namespaces (and, when the harness is not root, a fresh user namespace) and forks the cell: PID 1
+of its namespace, exactly like a cold run under ``bwrap --as-pid-1``. Before the cell's first line runs,
 it gets a fresh tmpfs at ``/scratch``, ``/tmp`` and ``/code`` (the latter read-only once the script
 and hooks are in), a fresh ``/proc`` and ``/dev/pts``, loopback up, its own uid with no
 capabilities and ``no_new_privs``, the system-call filter, the resource limits and the cleared
@@ -35,6 +35,7 @@ import types
 from typing import Any
 
 # namespace flags
+_NEWCGROUP = 0x02000000
 _NEWNS, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = (
     0x00020000,
     0x04000000,
@@ -413,7 +414,7 @@ def _keeper(cfg: _Config, req: dict[str, Any], fds: list[int]) -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if not cfg.as_root:
             _user_namespace(cfg)
-        _unshare(_NEWNS | _NEWPID | _NEWNET | _NEWIPC | _NEWUTS)
+        _unshare(_NEWNS | _NEWPID | _NEWNET | _NEWIPC | _NEWUTS | _NEWCGROUP)
         setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
         pid = os.fork()
         if pid == 0:

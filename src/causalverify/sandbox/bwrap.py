@@ -1,6 +1,6 @@
 """The bubblewrap sandbox.
 
-Every run gets fresh mount, PID, network, IPC and UTS namespaces. The new root holds only
+Every run gets fresh mount, PID, network, IPC, UTS and cgroup namespaces. The new root holds only
 read-only binds of ``/usr`` (and the merged-/usr links), an allow-list of ``/etc``, the project's
 Python environment and R; a private ``/proc``, ``/dev`` and ``/tmp``; a fresh tmpfs scratch folder
 at ``/scratch`` (the working directory and ``HOME``) holding exactly the files given; and the
@@ -17,6 +17,11 @@ while the harness applies the resource limits to it with ``prlimit``; the script
 The script runs as the PID namespace's init (``--as-pid-1``): when it exits or is killed, the
 kernel kills every other process of the run, daemons included, and its CPU time and peak memory
 reach the harness through ``wait4``.
+
+Known limit: cells running at the same time see the same read-only system files, and a lock one
+takes on such a file (``flock``, ``fcntl``) is visible to the other. Two cooperating cells can
+signal each other that way (a covert channel); neither can read the other's files, output or
+memory through it, and no cell can reach the harness's.
 """
 
 from __future__ import annotations
@@ -211,7 +216,7 @@ class BwrapSandbox:
         """A JSON-able description of the isolation, for a run's metadata."""
         return {
             "kind": "bubblewrap",
-            "namespaces": ["mount", "pid", "net", "ipc", "uts"]
+            "namespaces": ["mount", "pid", "net", "ipc", "uts", "cgroup"]
             + ([] if self._as_root else ["user"]),
             "identity": "per-run host uid via setpriv" if self._as_root else "user namespace",
             "read_only": list(self.toolchain.ro_binds),
@@ -243,7 +248,7 @@ class BwrapSandbox:
         tc = self.toolchain
         assert tc.bwrap is not None
         args = [tc.bwrap, *identity]
-        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc"]
+        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-cgroup"]
         args += ["--unshare-uts", "--hostname", "sandbox", "--die-with-parent", "--new-session"]
         # the script is the namespace's PID 1: its rusage reaches us, and its exit kills the rest
         args += ["--as-pid-1"]

@@ -8,7 +8,7 @@ REPAIR_DIR ?= runs/repair
 PANEL := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term,reference/fragile,reference/mute,reference/prose
 LABELLERS := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term
 
-.PHONY: setup system test-system run test lint typecheck unit clean
+.PHONY: setup system test-system run test test-fast lint typecheck unit clean
 
 setup: system $(VENV)/.installed
 	@$(BIN)/causalverify r-packages install --recommended --if-reachable --connect-timeout 5
@@ -43,7 +43,8 @@ run: setup
 	$(BIN)/causalverify report $(RUN_DIR)
 	$(BIN)/causalverify run --suite $(SUITE_DIR) --out $(REPAIR_DIR) --mode repair --max-turns 3 --limit 28
 	$(BIN)/causalverify report $(REPAIR_DIR)
-	@echo "reports: $(RUN_DIR)/report/index.html (single shot) and $(REPAIR_DIR)/report/index.html (repair mode)"
+	$(BIN)/causalverify diff $(RUN_DIR) $(REPAIR_DIR) > $(REPAIR_DIR)/diff.txt
+	@echo "reports: $(RUN_DIR)/report/index.html (single shot) and $(REPAIR_DIR)/report/index.html (repair mode); single shot against repair, cell by cell: $(REPAIR_DIR)/diff.txt"
 
 test: setup test-system lint typecheck unit
 
@@ -57,6 +58,11 @@ typecheck:
 
 unit:
 	$(BIN)/pytest
+
+# The inner loop: the tests not marked slow (no reference-panel runs, Dask, browser, kill -9 or
+# unprivileged reruns), on what `make setup` installed. `make test` still runs everything.
+test-fast: $(VENV)/.installed
+	$(BIN)/pytest -m "not slow"
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache .hypothesis

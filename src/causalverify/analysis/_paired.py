@@ -194,20 +194,30 @@ def design_power(
     A paired comparison over N pairs in C scenarios has, under the null of no difference, the
     standard error ``sqrt(v / N)``, where ``v = Σ_g D_g² / N`` is the null variance per pair
     (``D_g``: a scenario's summed difference; it includes the within-scenario correlation). ``v``
-    is the median over the pairs of models of the run (``basis: "observed"``), or
+    is the median over the pairs of models next to each other in the leaderboard (the
+    comparisons a ranking rests on; all pairs if no neighbours ever disagree) (``basis:
+    "observed"``), or
     :data:`ASSUMED_VARIANCE` when the run has fewer than two models or no two disagree
     (``basis: "assumed"``). The minimum detectable difference is
     ``(t[1−α/2] + t[power]) · sqrt(v / N)`` on C−1 degrees of freedom; at other scenario counts
     the pairs per scenario are kept.
     """
     n_scenarios = int(cells["scenario_id"].nunique())
-    variances = [
-        e["null_se"] ** 2 * e["n"]
-        for e in pairs
-        if e["n"] and not math.isnan(e["null_se"]) and e["null_se"] > 0
-    ]
-    observed = bool(variances)
-    v = float(np.median(variances)) if observed else ASSUMED_VARIANCE
+
+    def variances(entries: Sequence[Mapping[str, Any]]) -> list[float]:
+        return [
+            e["null_se"] ** 2 * e["n"]
+            for e in entries
+            if e["n"] and not math.isnan(e["null_se"]) and e["null_se"] > 0
+        ]
+
+    # the comparisons a ranking rests on: neighbours in the leaderboard (pairs arrive in
+    # leaderboard order, so a neighbour pair is one whose b follows a directly)
+    order = list(dict.fromkeys([e["a"] for e in pairs] + [e["b"] for e in pairs]))
+    neighbours = [e for e in pairs if order.index(e["b"]) == order.index(e["a"]) + 1]
+    observed_v = variances(neighbours) or variances(pairs)
+    observed = bool(observed_v)
+    v = float(np.median(observed_v)) if observed else ASSUMED_VARIANCE
     if pairs:
         sizes = [e["n"] / e["clusters"] for e in pairs if e["clusters"]]
         per_scenario = float(np.median(sizes)) if sizes else 1.0

@@ -229,7 +229,7 @@ def power(s: Mapping[str, Any]) -> Table:
         if str(n) != str(here)
     ]
     basis = (
-        "the median null variance per pair over this run's pairs of models"
+        "the median null variance per pair over the models next to each other in the leaderboard"
         if pw.get("basis") == "observed"
         else "an assumed 25% chance that two models disagree on a cell"
     )

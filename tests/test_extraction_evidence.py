@@ -55,7 +55,7 @@ def test_a_bandwidth_in_a_label_is_a_constant_even_when_a_coefficient_rounds_to_
     ("stdout", "expected"),
     [
         ("Effect on employment (%): 4.21\n", 0.0421),
-        ("effect_pct   se_pct\n    4.21     1.10\n", 0.0421),
+        ("  effect_pct se_pct\n1       4.21   1.10\n", 0.0421),
         ("Estimated effect, in percent: 4.21\n", 0.0421),
         ("DiD effect: 42.1 bp\n", 0.00421),
         ("Effect (basis points): 42.1\n", 0.00421),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -72,7 +73,8 @@ _FAMILY_BAD: Final[dict[Family, re.Pattern[str]]] = {
     "did": re.compile(r"coef\w* (on|for|of) (treated|post)\s*$|pre[- ]?period|simple diff|pooled"),
     "event_study": re.compile(
         r"\bmarket\b|\bmkt\b|\balpha\b|\bbeta\b(?!_?hat)|pre[- ]?event|estimation window"
-        r"|day[- ]?0\b|day zero|event day\b|on the event day|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0"
+        r"|(?<![>=] )\bday[- ]?0\b|day zero|(on|at) the event day|event[- ]day (effect|ar|abnormal)"
+        r"|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0\b(?!\s*,)"
     ),
     "iv": re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form|\bof z\b"),
     "rdd": re.compile(r"slope|global|polynomial|quadratic|running|placebo cutoff"),
@@ -102,6 +104,8 @@ class Candidate:
     #: kinds of positive evidence that name it an effect (label, table, fit, vector, bare, ...)
     kinds: set[str] = field(default_factory=set)
     veto: str | None = None  # a reason it is never the estimate
+    #: in a table column that names an estimate (a row marked main there is a result)
+    effect_column: bool = False
 
     @property
     def score(self) -> float:
@@ -132,11 +136,49 @@ def _last_clause(label: str) -> str:
     return ""
 
 
+def column_evidence(cand: Candidate, family: Family) -> bool:
+    """A number in a table column: the column says what it is, the row label which one.
+    Returns False when the number is not in a column (the label is then read as a label)."""
+    p = cand.printed
+    if not p.column:
+        return False
+    column = p.column.lower().replace("_", " ").replace(".", " ")
+    if STRONG_STAT.search(column) or (
+        STAT_WORDS.search(column) and not EFFECT_WORDS.search(column)
+    ):
+        cand.veto = cand.veto or f"column {p.column!r} holds a statistic, not an estimate"
+        return True
+    if EFFECT_WORDS.search(column):
+        cand.add(1.5, f"in the column {p.column!r}")
+        cand.effect_column = True
+    row = unicodedata.normalize("NFKC", p.label).replace("_", " ").lower()
+    if not row.strip():
+        return True
+    if MAIN_CONTEXT.search(row):
+        cand.add(
+            1.5,
+            f"the row {p.label!r} says main/preferred",
+            "column" if cand.effect_column else None,
+        )
+    if SECONDARY.search(row):
+        cand.add(-4.0, f"the row {p.label!r} is a robustness, placebo or first-stage result")
+    elif _NAIVE.search(row) or family_bad(row, family):
+        cand.add(-3.0, f"the row {p.label!r} is a naive estimate or another quantity")
+    if family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(row) and not IV_CONTEXT.search(row):
+        cand.add(-2.0, f"the row {p.label!r} is an OLS result")
+    if _FAMILY_GOOD[family].search(row):
+        cand.add(1.0, f"the row {p.label!r} names the {family} design")
+    return True
+
+
 def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
     """What the label and the section heading say about the number."""
     p = cand.printed
-    label = p.label.lower()
-    clause = _last_clause(p.label)
+    if column_evidence(cand, family):
+        return
+    text = unicodedata.normalize("NFKC", p.label).replace("_", " ")
+    label = text.lower()
+    clause = _last_clause(text)
     if clause and STRONG_STAT.search(clause):
         cand.veto = cand.veto or f"label {p.label.strip()!r} names a statistic, not an estimate"
         return
@@ -154,6 +196,16 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
         cand.add(-4.0, "the label marks a robustness, placebo or first-stage result")
     elif SECONDARY.search(p.prefix.lower()) or _NAIVE.search(p.prefix.lower()):
         cand.add(-3.0, f"the line begins {p.prefix[:50]!r}")
+    key = unicodedata.normalize("NFKC", p.key).replace("_", " ").lower()
+    if key.strip(" {}[]():=,") and (
+        _NAIVE.search(key)
+        or SECONDARY.search(key)
+        or family_bad(key, family)
+        or (
+            family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(key) and not IV_CONTEXT.search(key)
+        )
+    ):
+        cand.add(-3.0, f"printed under the key {p.key.strip()[:40]!r}")
     if _NAIVE.search(near):
         cand.add(-3.0, "the label marks a naive or comparison estimate")
     if _FAMILY_BAD[family].search(near):

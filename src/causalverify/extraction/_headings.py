@@ -65,6 +65,7 @@ def sections(stdout: str) -> list[str]:
             3 <= len(text) <= 80
             and not any(ch.isdigit() for ch in text)
             and "  " not in text
+            and not re.search(r"[\"'][:=]|[:=]\s*[\"'{\[]|[{}\[\]]$|^[\"'{\[]", text)
             and re.search(r"[A-Za-z]{3}", text) is not None
         ):
             current = raw.lower()

@@ -53,6 +53,8 @@ class Printed:
     unit: str  # "" | "%" | "% (label)" | "pp" | "bp"
     label: str  # the words printed before it (original case, trimmed)
     prefix: str  # the rest of the line before its label (digits removed)
+    key: str  # the text between the previous number and its label (an enclosing JSON key)
+    column: str  # the table column it sits in ("" outside a table); ``label`` is then its row
     depth: int  # open parentheses or brackets before it
     after_value: bool  # in parentheses right after another value of the line
     operand: bool  # an operand of printed arithmetic (not its result)
@@ -86,17 +88,27 @@ def clean_line(raw: str) -> str:
     return text.replace('"', " ").replace("`", " ")
 
 
-def _depths(text: str) -> list[int]:
-    """The bracket depth before each character (linear)."""
-    out: list[int] = []
+def _depths(text: str) -> tuple[list[int], list[int]]:
+    """Per character: the parenthesis/bracket depth before it, and the position of the last
+    field separator (``,``, ``;``, ``|``, ``{``, ``}``) at depth 0 before it (-1 if none).
+    Braces separate fields (JSON); they do not nest labels (linear)."""
+    depths: list[int] = []
+    seps: list[int] = []
     depth = 0
-    for ch in text:
-        out.append(depth)
-        if ch in "([{":
+    last = -1
+    prev = ""  # the last character that is not a space
+    for i, ch in enumerate(text):
+        depths.append(depth)
+        seps.append(last)
+        if ch in "([":
             depth += 1
-        elif ch in ")]}" and depth > 0:
+        elif ch in ")]" and depth > 0:
             depth -= 1
-    return out
+        elif depth == 0 and (ch in ";|{}" or (ch == "," and not prev.isalpha())):
+            last = i  # a comma inside words ("Estimated effect, in percent") is not one
+        if ch != " ":
+            prev = ch
+    return depths, seps
 
 
 def _next_char(text: str, pos: int) -> str:
@@ -134,17 +146,18 @@ def _unit(label: str, pct_sign: bool) -> tuple[float, str]:
 def read_line(
     raw: str,
     line_no: int,
-    column_names: dict[int, str] | None = None,
+    row: _Row | None = None,
     *,
     label_columns: bool = True,
 ) -> list[Printed]:
     """The numbers of one stdout line (see the module docstring).
 
-    ``column_names`` maps a number's position in the line to the name of the table column it
-    sits in, when the line is a table row: the column name then also counts as its label's unit.
+    ``row`` says which table column each number sits in, when the line is a row under a header:
+    the column name then counts for its unit, and the row's label is its label (with the column
+    name too when ``label_columns``).
     """
     text = clean_line(raw)
-    depths = _depths(text)
+    depths, seps = _depths(text)
     matches = list(_NUMBER.finditer(text))
     last_eq = text.rfind("=")
     operands = _operands(text[:last_eq], matches) if last_eq > 0 else set()
@@ -152,6 +165,7 @@ def read_line(
     out: list[Printed] = []
     label_start = 0
     prev_value_end: int | None = None
+    prev_end = 0
     for i, m in enumerate(matches):
         token = m.group(0)
         start, end = m.span()
@@ -160,11 +174,11 @@ def read_line(
         if after.startswith(" %"):
             end += 1
         depth = depths[start]
-        bar = text.rfind("|", label_start, start)
-        if bar >= 0:  # a table cell: its label is the cell's own text
-            label_start = bar + 1
+        # a table cell or a JSON field: its label starts after the last separator
+        label_start = max(label_start, seps[start] + 1)
         label = text[label_start:start]
         prefix = _DIGITS.sub(" ", text[:label_start])
+        key = text[prev_end:label_start]
         if i in results and sum(ch.isalpha() for ch in label) < 2:
             label = _DIGITS.sub(" ", text[:start])  # a result named by what the line says first
         operand = i in operands
@@ -175,10 +189,13 @@ def read_line(
             and not text[prev_value_end:start].strip(" (").strip()
         )
         unit_label = label
-        if column_names and i in column_names:
-            unit_label = f"{label} {column_names[i]}".strip()
-            if label_columns:
-                label = unit_label
+        column = ""
+        if row is not None and i in row.names:
+            column = row.names[i]
+            unit_label = f"{row.label} {column}".strip()
+            label = row.label
+            if label_columns and not row.label:
+                label, column = column, ""  # a one-row frame of results: names are labels
         factor, unit = _unit(unit_label, pct)
         suffix = _SUFFIX_UNIT.match(after)
         if suffix and not pct:
@@ -193,7 +210,9 @@ def read_line(
                 factor=factor,
                 unit=unit,
                 label=label.strip(),
+                column=column,
                 prefix=" ".join(prefix.split()),
+                key=" ".join(key.split()),
                 depth=depth,
                 after_value=after_value,
                 operand=operand,
@@ -203,6 +222,7 @@ def read_line(
                 significant=_significant(token),
             )
         )
+        prev_end = end + (1 if pct else 0)
         if _ends_field(text, end + (1 if pct else 0), token, depth):
             label_start = end + (1 if pct else 0)
             prev_value_end = label_start
@@ -224,27 +244,80 @@ def _operands(head: str, matches: list[re.Match[str]]) -> set[int]:
     return found
 
 
-def _columns(header: str | None, raw: str) -> dict[int, str] | None:
-    """Column names of a row of numbers printed under a header of names (a data frame, a
-    ``key value`` table): position among the row's numbers -> name."""
+@dataclass(frozen=True)
+class _Row:
+    """A row of numbers under a header of names: which number sits in which column."""
+
+    names: dict[int, str]  # position among the line's numbers -> column name
+    label: str  # the row's label cells (``2SLS (preferred)``, ``local linear h=0.30 *``)
+
+
+#: column names printed as two words
+_TWO_WORDS: Final = frozenset(
+    {
+        "std. error",
+        "std. err.",
+        "std err",
+        "t value",
+        "z value",
+        "t stat",
+        "p value",
+        "ci lower",
+        "ci upper",
+        "lower ci",
+        "upper ci",
+        "conf. low",
+        "conf. high",
+        "std. dev.",
+    }
+)
+_TOKEN: Final = re.compile(r"\S+")
+_ROW_INDEX: Final = re.compile(r"\d+:?|\[\d+,?\]")
+
+
+def _header_spans(header: str) -> list[tuple[int, int, str]]:
+    """The names of a header line with their spans, two-word names joined."""
+    toks = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(header)]
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(toks):
+        if i + 1 < len(toks) and f"{toks[i][2]} {toks[i + 1][2]}".lower() in _TWO_WORDS:
+            out.append((toks[i][0], toks[i + 1][1], f"{toks[i][2]} {toks[i + 1][2]}"))
+            i += 2
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
+def _columns(header: str | None, raw: str) -> _Row | None:
+    """The columns of a row printed under a header of names (a data frame, a table of
+    specifications, a coefficient table): each number is under the name whose right edge it
+    shares (R and pandas right-align numbers and their names)."""
     if header is None:
         return None
-    names = header.split()
-    cells = raw.split()
-    if not names or not cells or len(names) > 40 or any(_NUMBER.fullmatch(n) for n in names):
+    head = clean_line(header)
+    spans = _header_spans(head)
+    if not spans or len(spans) > 40:
         return None
-    numeric = [bool(_NUMBER.fullmatch(c.rstrip("*%"))) for c in cells]
-    lead = 0
-    while lead < len(cells) and not numeric[lead]:
-        lead += 1
-    values = cells[lead:]
-    if not values or not all(numeric[lead:]) or len(values) not in (len(names), len(names) - lead):
-        if len(values) == len(names) + 1 and lead == 0:  # a numeric row index
-            values, lead = values[1:], 1
-        else:
-            return None
-    offset = len(numeric) - len(values)  # numbers of the row before its values (an index)
-    return {offset + j: names[len(names) - len(values) + j] for j in range(len(values))}
+    text = clean_line(raw)
+    mapping: dict[int, str] = {}
+    first = None
+    last_end = None
+    for i, m in enumerate(_NUMBER.finditer(text)):
+        end = m.end() + (1 if text[m.end() : m.end() + 1] == "%" else 0)
+        name = next((n for _s, e, n in spans if abs(e - end) <= 1), None)
+        if name is None:
+            continue
+        if last_end is not None and text[last_end : m.start()].strip(" *()%<>"):
+            return None  # words between two values: a sentence, not a row
+        mapping[i] = name
+        first = m.start() if first is None else first
+        last_end = end
+    if len(mapping) < 2 or first is None or re.search(r"[:=]\s*$", text[:first]):
+        return None
+    label = text[:first].strip()
+    return _Row(mapping, "" if _ROW_INDEX.fullmatch(label) else label)
 
 
 def read_stdout(stdout: str) -> list[Printed]:

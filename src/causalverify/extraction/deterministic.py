@@ -40,6 +40,7 @@ from causalverify.extraction._evidence import (
 from causalverify.extraction._fits import SECOND_STAGE_TERM, effect_coefficients
 from causalverify.extraction._headings import headings, sections
 from causalverify.extraction._labels import find_markers
+from causalverify.extraction._layout import LineMarks, line_marks
 from causalverify.extraction._numbers import normalize_line
 from causalverify.extraction._printed import Printed, read_stdout
 from causalverify.extraction._tables import (
@@ -140,7 +141,22 @@ def collect_candidates(
     for c in cands:  # a table's caption already counted for its rows
         if c.kinds and c.veto is None and not c.kinds & {"table", "spec"}:
             heading_evidence(c, family, heads[c.printed.line - 1])
+    _mark_evidence(cands, line_marks(stdout))
     return cands
+
+
+def _mark_evidence(cands: Sequence[Candidate], marks: LineMarks) -> None:
+    """What a line's tail, a footnote symbol or an enclosing record says (see ``_layout``)."""
+    for c in cands:
+        if c.veto is not None or not (c.kinds or c.effect_column):
+            continue
+        at = c.printed.line - 1
+        if marks.main[at]:
+            c.add(2.5, marks.main[at], "column" if c.effect_column else None)
+        if marks.secondary[at]:
+            c.add(-3.0, marks.secondary[at])
+        if marks.not_main[at]:
+            c.add(-1.5, marks.not_main[at])
 
 
 def _find(by_line: dict[int, list[Candidate]], line: int, value: float) -> Candidate | None:
@@ -246,9 +262,8 @@ def _same(a: Candidate, b: Candidate, family: Family) -> bool:
     small, large = sorted((a, b), key=lambda c: abs(c.value))
     if small.value == 0 or (small.value > 0) != (large.value > 0):
         return False
-    if not _CUMULATIVE.search(large.printed.label.lower()) or _CUMULATIVE.search(
-        small.printed.label.lower()
-    ):
+    big, little = (x.printed.label.lower().replace("_", " ") for x in (large, small))
+    if not _CUMULATIVE.search(big) or _CUMULATIVE.search(little):
         return False
     k = round(large.value / small.value)
     tol = _half_unit(large.printed) + k * _half_unit(small.printed)
@@ -369,6 +384,7 @@ _RULES: Final = {
     "spec": "spec_table",
     "vector": "coef_vector",
     "result": "arithmetic_result",
+    "column": "table_column",
 }
 
 

@@ -36,7 +36,7 @@ from test_runner import Harness
 SURROGATE = "\ud800"
 
 
-def cell(stdout: str = "ATT: 2.1\n", *, code: str = "print('ATT: 2.1')\n") -> CellRecord:
+def cell(stdout: str = "ESTIMATE: 2.1\n", *, code: str = "print('ESTIMATE: 2.1')\n") -> CellRecord:
     return CellRecord(
         key=CellKey(scenario_id="s001", model="m", language="python"),
         family="did",

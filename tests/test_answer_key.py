@@ -47,6 +47,7 @@ def test_the_brief_holds_no_answer() -> None:
         "protocol",
         "sample",
         "turn",  # a repair-mode turn number: the feedback itself is in the messages
+        "request",  # "declare" when the last message asks for the printed estimate
     }
 
 

@@ -24,6 +24,7 @@ from causalverify.release._source import read_release_index
 from causalverify.release._tables import export_tables, import_tables
 from causalverify.sandbox import ExecResult
 from causalverify.store import (
+    BOUND_COLUMNS,
     COLUMNS,
     CellKey,
     CellRecord,
@@ -162,7 +163,7 @@ def test_malformed_and_escaping_manifest_lines_are_reported(tmp_path: Path) -> N
 
 
 def test_croissant_fields_are_the_columns_of_the_tables() -> None:
-    assert tuple(CELL_FIELDS) == COLUMNS
+    assert tuple(CELL_FIELDS) == (*COLUMNS, *BOUND_COLUMNS)  # the columns of scores.csv
     document = build_croissant(
         name="n", description="d", license_id="CC-BY-4.0", version="1", files=[("x.csv", "ab")]
     )
@@ -171,7 +172,7 @@ def test_croissant_fields_are_the_columns_of_the_tables() -> None:
     assert document["license"] == "https://creativecommons.org/licenses/by/4.0/"
     assert document["distribution"][0]["encodingFormat"] == "text/csv"
     cells, scenarios = document["recordSet"]
-    assert [f["name"] for f in cells["field"]] == list(COLUMNS)
+    assert [f["name"] for f in cells["field"]] == [*COLUMNS, *BOUND_COLUMNS]
     assert [f["source"]["extract"]["column"] for f in scenarios["field"]] == list(SCENARIO_FIELDS)
 
 

@@ -15,8 +15,10 @@ import pandas as pd
 import pytest
 
 from causalverify.errors import CausalVerifyError, StoreError
+from causalverify.records import Declaration
 from causalverify.sandbox.base import ExecResult
 from causalverify.store import (
+    BOUND_COLUMNS,
     COLUMNS,
     CellKey,
     CellRecord,
@@ -222,10 +224,11 @@ def test_cells_frame_columns_and_values() -> None:
                 "extraction": None,
             }
         ),
+        _undecided(make_record("s006", status="undecided", estimate=None)),
     ]
     frame = cells_frame(records)
-    assert tuple(frame.columns) == COLUMNS
-    assert list(frame["scenario_id"]) == ["s001", "s002", "s003", "s004", "s005"]
+    assert tuple(frame.columns) == (*COLUMNS, *BOUND_COLUMNS)
+    assert list(frame["scenario_id"]) == ["s001", "s002", "s003", "s004", "s005", "s006"]
     assert list(frame["method"].unique()) == ["DID"]
     assert frame["L1"].dtype == "int64" and frame["L2b_plus"].dtype == "float64"
     by_id = frame.set_index("scenario_id")
@@ -237,12 +240,32 @@ def test_cells_frame_columns_and_values() -> None:
     assert by_id.loc["s005", "L1"] == 0 and by_id.loc["s005", "L2b"] == 0
     assert pd.isna(by_id.loc["s005", "exec_status"])
     assert by_id.loc["s001", "exec_status"] == "ok"
-    assert frame["input_tokens"].sum() == 40 and frame["cost_usd"].sum() == pytest.approx(0.004)
+    assert frame["input_tokens"].sum() == 50 and frame["cost_usd"].sum() == pytest.approx(0.005)
+    # an undecided cell: flagged, L2b+ 0 as its lower bound, 1 as its upper bound
+    assert list(frame["undecided"]) == [0, 0, 0, 0, 0, 1]
+    assert by_id.loc["s006", "L2b_plus"] == 0.0
+    assert (by_id.loc["s006", "L2b_plus_lower"], by_id.loc["s006", "L2b_plus_upper"]) == (0, 1)
+    assert frame["L2b_plus_upper"].notna().sum() == 1
+    assert list(frame["declare_asked"]) == [0, 0, 0, 0, 0, 1]
+    assert list(frame["declare_accepted"]) == [0] * 6
+
+
+def _undecided(record: CellRecord) -> CellRecord:
+    """``record`` as an undecided cell whose declaration was asked and rejected."""
+    assert record.scores is not None
+    declaration = Declaration(
+        request=Message(role="user", content="Which number printed above is your estimate?"),
+        request_sha256="0" * 64,
+        token="9.9",
+        reason="9.9 is not printed in stdout (at that precision)",
+    )
+    scores = record.scores.model_copy(update={"L2b_plus": False, "L2b_plus_upper": True})
+    return record.model_copy(update={"scores": scores, "declaration": declaration})
 
 
 def test_cells_frame_empty() -> None:
     frame = cells_frame([])
-    assert tuple(frame.columns) == COLUMNS and len(frame) == 0
+    assert tuple(frame.columns) == (*COLUMNS, *BOUND_COLUMNS) and len(frame) == 0
 
 
 def test_concurrent_creation_and_reading(tmp_path: Path) -> None:

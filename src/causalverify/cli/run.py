@@ -118,7 +118,20 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
     show_default=True,
     help="Which extraction is scored; judge and both need --judge-model.",
 )
-@click.option("--judge-model", default=None, help="Provider spec of the extraction judge.")
+@click.option(
+    "--judge-model",
+    default=None,
+    help="Provider spec of the extraction judge. With the deterministic extractor it reads only "
+    "the cells whose extraction is undecided; --extractor judge or both judges every cell.",
+)
+@click.option(
+    "--declare/--no-declare",
+    default=True,
+    show_default=True,
+    help="Ask a cell that printed no ESTIMATE: line, or whose extraction is undecided, which "
+    "printed number is its estimate (default protocol only; never for replayed answers). "
+    "Recorded in the run: a resumed run repeats it.",
+)
 @base_url_option()
 @click.option("--temperature", default=None, type=float, help="Sampling temperature.")
 @click.option(
@@ -189,6 +202,7 @@ def run(
     tolerance: float,
     extractor: Any,
     judge_model: str | None,
+    declare: bool,
     base_url: str | None,
     temperature: float | None,
     max_tokens: int,
@@ -233,6 +247,7 @@ def run(
             tolerance=tolerance,
             extractor=extractor,
             judge_model=judge_model,
+            declare=declare,
             temperature=temperature,
             max_tokens=max_tokens,
             reasoning_effort=reasoning_effort,

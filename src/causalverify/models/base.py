@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from causalverify.families import Language
 from causalverify.records import Message, ModelResponse, ScenarioBrief
@@ -66,7 +66,8 @@ class CellContext:
 
     ``turn`` is above 1 when the messages end with execution feedback on the agent's previous
     answer (repair mode). ``protocol`` is the Experiment B protocol (``"default"``, ``"paper"``) or, for the calibration
-    arm, ``"calibration/<protocol>"``.
+    arm, ``"calibration/<protocol>"``. ``request`` is ``"declare"`` when the last user message
+    asks which printed number is the estimate (it shows the end of the script's stdout).
     """
 
     scenario: ScenarioBrief
@@ -76,6 +77,9 @@ class CellContext:
     #: the turn of a repair-mode conversation (1: the single-shot prompt; later turns follow
     #: execution feedback, the last user message)
     turn: int = 1
+    #: what the last user message asks for: an answer to the prompt (or to repair feedback), or
+    #: the declaration of the printed estimate
+    request: Literal["answer", "declare"] = "answer"
 
 
 @runtime_checkable

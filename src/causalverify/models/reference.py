@@ -12,6 +12,7 @@ from causalverify.reference import (
     repaired_agent,
     require_agent,
     write_confidence,
+    write_declaration,
     write_response,
 )
 
@@ -26,7 +27,9 @@ class ReferenceProvider:
     arm's own reference agents (:mod:`causalverify.papers.heuristic`).
 
     The answer depends only on (agent, scenario, language, protocol, turn): the messages and
-    options are not used. At a later turn of a repair-mode conversation ``fragile`` and ``mute``
+    options are not used, except by a declaration request (``context.request == "declare"``),
+    which is answered from the stdout excerpt the last message shows
+    (:func:`causalverify.reference.write_declaration`). At a later turn of a repair-mode conversation ``fragile`` and ``mute``
     answer as ``textbook`` (:func:`causalverify.reference.repaired_agent`). Tokens and cost are zero.
     """
 
@@ -57,7 +60,9 @@ class ReferenceProvider:
         start = time.monotonic()
         kind, _, calibration_protocol = context.protocol.partition("/")
         # "calibration/<protocol>": the retrospective confidence prompt of the calibration arm
-        if kind == "calibration":
+        if context.request == "declare":
+            content = write_declaration(messages[-1].content if messages else "")
+        elif kind == "calibration":
             content = write_confidence(
                 self.agent,
                 context.scenario,

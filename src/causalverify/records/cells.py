@@ -141,6 +141,34 @@ class ScoreRecord(BaseModel):
     fitted_rel_error: float | None = None
     #: ``fitted_rel_error`` is within the tolerance (None: no fitted effect coefficient)
     fitted_right: bool | None = None
+    #: an ``undecided`` cell (candidates that neither all pass nor all fail): ``L2b_plus`` is
+    #: False, the lower bound, and this is the upper bound (True: some candidate passes);
+    #: None for every other cell
+    L2b_plus_upper: bool | None = None
+
+
+class Declaration(BaseModel):
+    """The model's own statement of which printed number is its estimate.
+
+    Asked once, after the cell's last turn, in the same conversation, when the script's stdout
+    has no ``ESTIMATE:`` line or its extraction is undecided: ``request`` shows the end of
+    stdout (never the canonical or any verdict) and asks for ``ESTIMATE: <number as printed>``.
+    ``token`` is the number the answer named; it is ``accepted`` only when stdout prints that
+    token (same digits, a unicode minus read as ``-``), and ``reason`` says why or why not.
+    ``request_sha256`` is :func:`messages_sha256` of the whole request (the conversation so far
+    and ``request``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    request: Message
+    request_sha256: str
+    response: ModelResponse | None = None
+    token: str | None = None
+    accepted: bool = False
+    #: the stdout line (1-based) that prints the accepted token
+    line: int | None = None
+    reason: Text = ""
 
 
 #: what a turn of a repair-mode cell holds of its own, under the same names as the cell's fields
@@ -235,6 +263,8 @@ class CellRecord(BaseModel):
     status_reason: Text = ""
     timings: dict[str, float] = Field(default_factory=dict)
     turns: list[TurnRecord] = Field(default_factory=list)
+    #: the model's statement of its estimate, asked after the last turn (None: not asked)
+    declaration: Declaration | None = None
 
     def turn_states(self) -> list[TurnRecord]:
         """Every turn, first to last (a one-turn cell gives itself as its only turn)."""

@@ -10,6 +10,7 @@ from causalverify.reference._agents import (
     write_response,
 )
 from causalverify.reference._confidence import write_confidence
+from causalverify.reference._declare import write_declaration
 
 __all__ = [
     "AGENTS",
@@ -19,5 +20,6 @@ __all__ = [
     "repaired_agent",
     "require_agent",
     "write_confidence",
+    "write_declaration",
     "write_response",
 ]

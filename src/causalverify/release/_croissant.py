@@ -90,6 +90,12 @@ CELL_FIELDS: Final[dict[str, tuple[str, str]]] = {
         "sc:Integer",
         "1 if plausible candidates printed different numbers (the rule's choice is scored)",
     ),
+    "undecided": (
+        "sc:Integer",
+        "1 if the extraction is undecided and its candidates neither all pass nor all fail",
+    ),
+    "declare_asked": ("sc:Integer", "1 if the model was asked which printed number it meant"),
+    "declare_accepted": ("sc:Integer", "1 if the number it declared is printed in stdout"),
     "matched_conversion": ("sc:Text", "event-study scale the estimate matched"),
     "fitted_effect": (
         "sc:Float",
@@ -100,6 +106,11 @@ CELL_FIELDS: Final[dict[str, tuple[str, str]]] = {
     "input_tokens": ("sc:Integer", "prompt tokens"),
     "output_tokens": ("sc:Integer", "answer tokens"),
     "cost_usd": ("sc:Float", "cost of the model call in US dollars"),
+    "L2b_plus_lower": ("sc:Float", "undecided cells: L2b+ if no candidate passes (0); else empty"),
+    "L2b_plus_upper": (
+        "sc:Float",
+        "undecided cells: 1 if some candidate passes, else 0; empty for other cells",
+    ),
 }
 
 #: per-scenario fields (``scenarios.csv``)

@@ -29,6 +29,7 @@ from causalverify.records import (
     messages_sha256,
     storable,
 )
+from causalverify.runner.declare import Declared, check_declaration, declares, needs_declaration
 from causalverify.sandbox.base import ExecResult
 from causalverify.scoring import SCORING_STAGE, score_unread
 
@@ -183,12 +184,13 @@ def execute(
 
 
 def _harness_failure(
-    answered: Answered, config: RunConfig, progress: _Progress, exc: Exception
+    answered: Answered | None, config: RunConfig, progress: _Progress, exc: Exception
 ) -> CellRecord:
     """The cell as far as it got, with ``harness_error`` and the stage and exception."""
     reason = storable(f"{progress.stage}: {type(exc).__name__}: {exc}"[:_REASON_CHARS])
     record = progress.record
     if record is None:
+        assert answered is not None  # a cell past its answer has a record
         timings = {"model": round(answered.seconds, 6)}
         record = _base_record(answered.task, config, answered.response, timings)
     try:
@@ -264,11 +266,58 @@ def _execute(
         }
     )
     progress.record = executed
-    progress.stage = "judge"
-    executed = _judge(executed, stages, judge)
-    progress.record = executed
+    if config.judge_all:
+        progress.stage = "judge"
+        executed = _judge(executed, stages, judge)
+        progress.record = executed
     progress.stage = SCORING_STAGE
-    return _score(executed, stages, config)
+    scored = _score(executed, stages, config)
+    if declares(config, task.key.model) and needs_declaration(scored):
+        return scored  # the declaration is asked first; the judge only if it does not settle
+    return _resolve_undecided(scored, stages, config, judge, progress)
+
+
+def settle_declaration(
+    declared: Declared, stages: Stages, config: RunConfig, judge: Model | None = None
+) -> Turned:
+    """Check a cell's declaration, store it with the cell and rescore the cell with it (an
+    accepted token is the extractor's ``declared``); a cell still undecided then goes to the
+    judge when one is configured. A failure here is the cell's ``harness_error``."""
+    progress = _Progress()
+    progress.stage = "declaration"
+    progress.record = declared.record
+    try:
+        declaration = check_declaration(declared)
+        timings = {**declared.record.timings, "declare": round(declared.seconds, 6)}
+        record = declared.record.model_copy(update={"declaration": declaration, "timings": timings})
+        progress.record = record
+        progress.stage = SCORING_STAGE
+        record = _score(record, stages, config)
+        record = _resolve_undecided(record, stages, config, judge, progress)
+    except CausalVerifyError:
+        raise
+    except Exception as exc:  # the cell's failure, never the run's
+        record = _harness_failure(None, config, progress, exc)
+    return Turned(declared.task, record)
+
+
+def _resolve_undecided(
+    record: CellRecord,
+    stages: Stages,
+    config: RunConfig,
+    judge: Model | None,
+    progress: _Progress,
+) -> CellRecord:
+    """Ask the judge about a cell whose deterministic extraction is undecided, and rescore it
+    (its reading resolves the cell); every other cell is returned as it is."""
+    undecided = record.extraction is not None and record.extraction.undecided
+    if judge is None or config.judge_all or not undecided:
+        return record
+    progress.stage = "judge"
+    judged = _judge(record, stages, judge)
+    progress.record = judged
+    progress.stage = SCORING_STAGE
+    return _score(judged, stages, config)
 
 
 def _status_of(result: ExecResult) -> CellStatus:

@@ -63,7 +63,13 @@ class RunConfig:
     profile, tolerance, extractor
         Scoring, passed to :func:`causalverify.scoring.rescore`.
     judge_model
-        Provider spec of the extraction judge (needed when ``extractor`` is not deterministic).
+        Provider spec of the extraction judge. With ``extractor="deterministic"`` it reads only
+        the cells whose deterministic extraction is undecided (and the declaration did not
+        settle), and its reading resolves them; ``judge`` and ``both`` judge every executed cell.
+    declare
+        Ask a cell whose script printed no ``ESTIMATE:`` line, or whose extraction is undecided,
+        which printed number is its estimate (:mod:`causalverify.runner.declare`); only under
+        the ``default`` protocol and never for replayed answers.
     temperature, max_tokens, reasoning_effort, request_timeout, seed
         Model options (see :class:`causalverify.models.ModelOptions`); sample ``k`` of a cell
         asks with ``seed + k``.
@@ -107,6 +113,7 @@ class RunConfig:
     tolerance: float = 0.5
     extractor: Extractor = "deterministic"
     judge_model: str | None = None
+    declare: bool = True
     temperature: float | None = None
     max_tokens: int = 8192
     reasoning_effort: str | None = None
@@ -161,6 +168,12 @@ class RunConfig:
     def turns(self) -> int:
         """Turns a cell may take: ``max_turns`` in repair mode, 1 in single mode."""
         return self.max_turns if self.mode == "repair" else 1
+
+    @property
+    def judge_all(self) -> bool:
+        """Whether the judge reads every executed cell (``extractor`` judge or both), rather
+        than only the undecided ones."""
+        return self.extractor != "deterministic"
 
     @property
     def code_policy(self) -> Literal["paper", "default"]:

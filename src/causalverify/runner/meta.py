@@ -2,7 +2,9 @@
 
 Compatibility rule. A run folder can be resumed or extended by a later run when the later run
 uses the same suite (same scenarios and data, by fingerprint), the same prompt protocol, scoring
-(profile, tolerance, extractor, judge), model options, base URL, resource limits and sandbox mode.
+(profile, tolerance, extractor, judge), whether cells declare their estimate (``run
+--no-declare``; a store recorded before declarations existed counts as not declaring), model
+options, base URL, resource limits and sandbox mode.
 Models and languages may only grow (the later run names every one that has stored cells, and may
 add more; a model or language without a single stored cell, e.g. a typo whose first request
 failed, may be replaced) and the number of samples may only grow. Anything else is refused with a
@@ -45,7 +47,10 @@ IDENTITY_KEYS: Final[tuple[str, ...]] = (
     "limits",
     "unsafe",
     "mode",
+    "declare",
 )
+#: the value an identity key has in a store written before the key was recorded
+_BEFORE: Final[dict[str, Any]] = {"declare": False}
 #: metadata keys that may grow from run to run
 GROWING_KEYS: Final[tuple[str, ...]] = ("models", "languages")
 
@@ -97,6 +102,8 @@ def build_meta(
         "tolerance": config.tolerance,
         "extractor": config.extractor,
         "judge_model": config.judge_model,
+        # whether cells are asked to declare their estimate (the paper protocol never is)
+        "declare": config.declare and config.protocol == "default",
         "model_options": {
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,
@@ -142,9 +149,10 @@ def merge_meta(
     if not stored:
         return new
     problems = [
-        f"{key}: stored {_short(stored.get(key))}, now {_short(new.get(key))}"
+        f"{key}: stored {_short(stored.get(key, _BEFORE.get(key)))}, "
+        f"now {_short(new.get(key, _BEFORE.get(key)))}"
         for key in IDENTITY_KEYS
-        if stored.get(key) != new.get(key)
+        if stored.get(key, _BEFORE.get(key)) != new.get(key, _BEFORE.get(key))
     ]
     for key in GROWING_KEYS:
         keep = set(held[key]) if held is not None and key in held else None

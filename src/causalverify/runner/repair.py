@@ -23,8 +23,9 @@ STDOUT_CHARS: Final = 1000
 _LANGUAGE_NAMES: Final[dict[str, str]] = {"r": "R", "python": "Python"}
 
 #: statuses that end the conversation whatever the turn: an estimate was read (right or wrong,
-#: which the analyst cannot know) or the provider failed (retried on resume)
-_FINAL: Final = frozenset({"correct", "wrong", "api_error"})
+#: which the analyst cannot know), the printed numbers leave it undecided (the script did
+#: report; the declaration asks which number it meant), or the provider failed (retried on resume)
+_FINAL: Final = frozenset({"correct", "wrong", "undecided", "api_error"})
 
 
 def _tail(text: str, limit: int) -> str:
@@ -34,7 +35,8 @@ def _tail(text: str, limit: int) -> str:
     return "[... " + f"{len(text) - limit} characters cut]\n" + text[-limit:]
 
 
-def _block(label: str, text: str, limit: int) -> str:
+def output_block(label: str, text: str, limit: int) -> str:
+    """``text``'s end (at most ``limit`` characters) in a fenced block after ``label``."""
     body = _tail(text, limit)
     return f"{label} (last {limit} characters):\n```\n{body}\n```" if body else f"{label}: (empty)"
 
@@ -75,7 +77,7 @@ def feedback(record: CellRecord, language: Language) -> Message:
     elif ex is not None and ex.status == "ok":
         text = (
             "The script ran (exit status 0), but no estimate could be read from the output. "
-            f"{_block('Its stdout', ex.stdout, STDOUT_CHARS)}\n{ask}"
+            f"{output_block('Its stdout', ex.stdout, STDOUT_CHARS)}\n{ask}"
         )
     elif ex is not None:
         lines = [f"The script did not finish: {_what_happened(record)}."]
@@ -84,8 +86,8 @@ def feedback(record: CellRecord, language: Language) -> Message:
                 f"The package '{ex.missing_package}' is not installed in this environment and "
                 "cannot be installed; use what is installed."
             )
-        lines.append(_block("stderr", ex.stderr, STDERR_CHARS))
-        lines.append(_block("stdout", ex.stdout, STDOUT_CHARS))
+        lines.append(output_block("stderr", ex.stderr, STDERR_CHARS))
+        lines.append(output_block("stdout", ex.stdout, STDOUT_CHARS))
         lines.append(ask)
         text = "\n".join(lines)
     else:

@@ -22,8 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from causalverify.models import Model, ModelOptions
 from causalverify.records import CellKey, CellRecord, storable
-from causalverify.runner.cell import Answered, CellTask, Turned, answer, execute, execute_turn
+from causalverify.runner.cell import (
+    Answered,
+    CellTask,
+    Turned,
+    answer,
+    execute,
+    execute_turn,
+    settle_declaration,
+)
 from causalverify.runner.config import RunConfig
+from causalverify.runner.declare import Declared, ask_declaration, declares, needs_declaration
 from causalverify.runner.engine import Engine, Job, Tally, is_pending
 from causalverify.runner.executor import Executor, LocalPoolExecutor
 from causalverify.runner.meta import build_meta, merge_meta
@@ -230,26 +239,34 @@ class _Dispatcher:
 
             turns = self.config.turns
 
-            def after(result: Answered | Turned | CellRecord) -> Future[Any] | Job[Any] | None:
+            def after(
+                result: Answered | Turned | Declared,
+            ) -> Future[Any] | Job[Any] | None:
                 if isinstance(result, Answered):
                     if turns == 1:
-                        return pool.submit(execute, result, self.stages, self.config, judge)
+                        return pool.submit(_executed, result, self.stages, self.config, judge)
                     return pool.submit(execute_turn, result, self.stages, self.config, judge)
-                if not isinstance(result, Turned):
-                    return None
-                # repair mode: ask again with the execution feedback, or finish the cell
+                if isinstance(result, Declared):
+                    return pool.submit(settle_declaration, result, self.stages, self.config, judge)
                 record = result.record
-                states = record.turn_states()
-                if ends_conversation(states, turns):
+                if record.declaration is not None:
                     return None
-                call = functools.partial(
-                    answer,
-                    result.task,
-                    options=options,
-                    history=tuple(states),
-                    feedback=feedback(record, record.key.language),
-                )
-                return Job(record.key.model, call)
+                states = record.turn_states()
+                if not ends_conversation(states, turns):
+                    # repair mode: ask again with the execution feedback
+                    call = functools.partial(
+                        answer,
+                        result.task,
+                        options=options,
+                        history=tuple(states),
+                        feedback=feedback(record, record.key.language),
+                    )
+                    return Job(record.key.model, call)
+                if declares(self.config, record.key.model) and needs_declaration(record):
+                    # one more message in the same conversation: which printed number is it
+                    ask = functools.partial(ask_declaration, result.task, record, options=options)
+                    return Job(record.key.model, ask)
+                return None
 
             jobs = (Job(t.key.model, functools.partial(answer, t, options=options)) for t in tasks)
             try:
@@ -266,6 +283,8 @@ class _Dispatcher:
         self.counts[record.status] += 1
         for turn in record.turn_states():
             self.tally.add(record.key.model, turn.response)
+        if record.declaration is not None:
+            self.tally.add(record.key.model, record.declaration.response)
         self._emit("cell", record)
 
     def _put(self, record: CellRecord) -> CellRecord:
@@ -281,7 +300,8 @@ class _Dispatcher:
         return record
 
     def _judge_provider(self, engine: Engine) -> Model | None:
-        if self.config.extractor == "deterministic" or self.config.judge_model is None:
+        # with the deterministic extractor the judge reads only the undecided cells
+        if self.config.judge_model is None:
             return None
         return engine.model(self.config.judge_model)
 
@@ -299,11 +319,16 @@ class _Dispatcher:
             )
 
 
+def _executed(answered: Answered, stages: Stages, config: RunConfig, judge: Model | None) -> Turned:
+    """:func:`execute` a single-mode cell, keeping its task (a declaration may follow)."""
+    return Turned(answered.task, execute(answered, stages, config, judge))
+
+
 def unstorable(record: CellRecord, exc: Exception) -> CellRecord:
     """``record`` without what came from the model or its code (answer, code, execution,
     extraction, judge, turns), as ``harness_error`` with the reason it could not be stored."""
     reason = storable(f"store: {type(exc).__name__}: {exc}"[:1000])
-    dropped = ("response", "code", "execution", "extraction", "judge")
+    dropped = ("response", "code", "execution", "extraction", "judge", "declaration")
     return record.model_copy(
         update={
             **dict.fromkeys(dropped),

@@ -16,6 +16,7 @@ from causalverify.records import (
     TurnRecord,
     storable,
 )
+from causalverify.scoring._declared import declared_token
 from causalverify.scoring._layers import (
     Extractor,
     Match,
@@ -54,24 +55,41 @@ def rescore(
         τ in ``|β̂ - β̂c| / |β̂c| <= τ`` (inclusive).
     extractor
         Which estimate is scored: ``"deterministic"`` (re-extracted from ``record.code`` and
-        stdout), ``"judge"`` (the stored ``record.judge`` value; no model is called) or
-        ``"both"`` (deterministic, falling back to the judge when it finds nothing).
+        stdout; a stored judge value resolves a cell the extraction leaves undecided),
+        ``"judge"`` (the stored ``record.judge`` value; no model is called) or ``"both"``
+        (deterministic, falling back to the judge when it finds nothing).
 
     Returns
     -------
     CellRecord
         A new record with ``extraction``, ``extraction_disagree``, ``scores`` and ``status`` set.
+
+    Notes
+    -----
+    An accepted declaration (``record.declaration``) is passed to the extractor as
+    ``declared``; it belongs to the last turn. An extraction left ``undecided`` (and not
+    resolved by the judge) is scored when its candidates all pass (``correct``) or all fail
+    (``wrong``), with the first candidate as the estimate; otherwise the cell is ``undecided``:
+    ``L2b_plus`` False (the lower bound) and ``L2b_plus_upper`` True (some candidate passes).
     """
     if tolerance < 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance}")
-    scored = _rescore_one(record, profile=profile, tolerance=tolerance, extractor=extractor)
+    declared = declared_token(record)
+    scored = _rescore_one(
+        record, profile=profile, tolerance=tolerance, extractor=extractor, declared=declared
+    )
     if not record.turns:
         return scored
     # a repair-mode cell: every turn is rescored alike; the cell's own fields are its last turn's
+    last = record.turns[-1].turn
     turns = [
         TurnRecord.of(
             _rescore_one(
-                turn.as_cell(record), profile=profile, tolerance=tolerance, extractor=extractor
+                turn.as_cell(record),
+                profile=profile,
+                tolerance=tolerance,
+                extractor=extractor,
+                declared=declared if turn.turn == last else None,
             ),
             turn=turn.turn,
             feedback=turn.feedback,
@@ -140,10 +158,15 @@ def score_unread(
 
 
 def _rescore_one(
-    record: CellRecord, *, profile: Profile, tolerance: float, extractor: Extractor
+    record: CellRecord,
+    *,
+    profile: Profile,
+    tolerance: float,
+    extractor: Extractor,
+    declared: str | None = None,
 ) -> CellRecord:
     kept = record.status == "harness_error" and not record.status_reason.startswith(SCORING_STAGE)
-    extraction = _extract(record)
+    extraction = _extract(record, declared)
     estimate = _chosen_estimate(extraction, record.judge, extractor)
     failure, scores = _layers(
         record, profile=profile, tolerance=tolerance, extractor=extractor, estimate=estimate
@@ -168,6 +191,21 @@ def _rescore_one(
             }
         )
         status = "correct" if match.passed else "wrong"
+        if extractor == "deterministic" and extraction is not None and extraction.undecided:
+            note = f"undecided; resolved by the judge's reading {estimate!r}"
+            extraction = extraction.model_copy(
+                update={"rationale": f"{extraction.rationale}; {note}".lstrip("; ")}
+            )
+    elif (
+        l2b
+        and not unscoreable
+        and extractor != "judge"
+        and extraction is not None
+        and extraction.undecided
+    ):
+        extraction, scores, status = _score_undecided(
+            record, extraction, scores, profile=profile, tolerance=tolerance
+        )
     return record.model_copy(
         update={
             "extraction": extraction,
@@ -192,7 +230,46 @@ def capped_fits(fits: Sequence[FitEntry], max_terms: int = MAX_FIT_TERMS) -> lis
     return out
 
 
-def _extract(record: CellRecord) -> ExtractionRecord | None:
+def _score_undecided(
+    record: CellRecord,
+    extraction: ExtractionRecord,
+    scores: ScoreRecord,
+    *,
+    profile: Profile,
+    tolerance: float,
+) -> tuple[ExtractionRecord, ScoreRecord, CellStatus]:
+    """Score an undecided extraction: decided when its candidates all pass or all fail (the
+    first, best-ranked candidate is the estimate), else ``undecided`` with L2b+ bounds."""
+    if not extraction.candidates:
+        return extraction, scores, "no_estimate"
+    matches = [
+        match_cell(record, c.value, profile=profile, tolerance=tolerance)
+        for c in extraction.candidates
+    ]
+    passed = [m.passed for m in matches]
+    n = len(matches)
+    if all(passed) or not any(passed):
+        first = matches[0]
+        verdict = "pass" if first.passed else "fail"
+        note = f"undecided between {n} candidates, which all {verdict}: scored on the first"
+        scores = scores.model_copy(
+            update={
+                "L2b_plus": first.passed,
+                "rel_error": first.rel_error,
+                "matched_conversion": first.conversion,
+                "estimate": extraction.candidates[0].value,
+            }
+        )
+        status: CellStatus = "correct" if first.passed else "wrong"
+    else:
+        note = f"undecided: {sum(passed)} of {n} candidates pass, so L2b+ is only bounded"
+        scores = scores.model_copy(update={"L2b_plus": False, "L2b_plus_upper": True})
+        status = "undecided"
+    rationale = f"{extraction.rationale}; {note}" if extraction.rationale else note
+    return extraction.model_copy(update={"rationale": rationale}), scores, status
+
+
+def _extract(record: CellRecord, declared: str | None = None) -> ExtractionRecord | None:
     if record.execution is None or record.code is None or record.code.code is None:
         return None
     return extract_estimate(
@@ -200,6 +277,7 @@ def _extract(record: CellRecord) -> ExtractionRecord | None:
         stdout=record.execution.stdout,
         family=record.family,
         fits=capped_fits(record.execution.fits),
+        declared=declared,
     )
 
 
@@ -285,7 +363,9 @@ def _chosen_estimate(
     det = extraction.value if extraction is not None else None
     jud = judge.value if judge is not None else None
     if extractor == "deterministic":
-        return det
+        # the judge reads the cells the extraction leaves undecided, and resolves them
+        undecided = extraction is not None and extraction.undecided
+        return jud if det is None and undecided else det
     if extractor == "judge":
         return jud
     return det if det is not None else jud

@@ -2,6 +2,8 @@
 
 The sheet holds an opaque cell id, the family, the code and the stdout, and an empty
 ``human_effect`` column; it shows no model name, score, extracted value or canonical estimate.
+Cells the extractor left undecided are drawn first (they are where a human reading is worth
+most); the sheet's order does not say which they are.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 from causalverify.extraction import extract_estimate
 from causalverify.families import FAMILIES
 from causalverify.records import CellRecord
+from causalverify.scoring._declared import declared_token, is_undecided
 from causalverify.scoring._layers import Profile, is_unscoreable
 from causalverify.scoring._rescore import match_cell
 
@@ -55,7 +58,8 @@ def _allocate(n: int, available: dict[str, int]) -> dict[str, int]:
 
 
 def sample_sheet(records: Iterable[CellRecord], *, n: int, seed: int) -> pd.DataFrame:
-    """Draw a family-stratified, seeded sample of executed cells as a blinded sheet.
+    """Draw a family-stratified, seeded sample of executed cells as a blinded sheet; the cells
+    whose extraction is undecided are drawn first, the rest of the sample from the others.
 
     Parameters
     ----------
@@ -75,6 +79,19 @@ def sample_sheet(records: Iterable[CellRecord], *, n: int, seed: int) -> pd.Data
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
     cells = _executed(records)
+    undecided = [r for r in cells if is_undecided(r)]
+    chosen = _stratified(undecided, n, rng)
+    rest = [r for r in cells if not is_undecided(r)]
+    chosen += _stratified(rest, n - len(chosen), rng)
+    order = rng.permutation(len(chosen))
+    rows = [_sheet_row(chosen[i]) for i in order]
+    return pd.DataFrame(rows, columns=list(SHEET_COLUMNS))
+
+
+def _stratified(cells: Sequence[CellRecord], n: int, rng: np.random.Generator) -> list[CellRecord]:
+    """A family-stratified draw of up to ``n`` of ``cells`` (all of them when there are fewer)."""
+    if n <= 0 or not cells:
+        return []
     by_family: dict[str, list[CellRecord]] = {}
     for record in cells:
         by_family.setdefault(record.family, []).append(record)
@@ -84,9 +101,7 @@ def sample_sheet(records: Iterable[CellRecord], *, n: int, seed: int) -> pd.Data
         pool = by_family.get(family, [])
         idx = rng.permutation(len(pool))[: take.get(family, 0)]
         chosen.extend(pool[i] for i in sorted(idx))
-    order = rng.permutation(len(chosen))
-    rows = [_sheet_row(chosen[i]) for i in order]
-    return pd.DataFrame(rows, columns=list(SHEET_COLUMNS))
+    return chosen
 
 
 def _sheet_row(record: CellRecord) -> dict[str, object]:
@@ -175,6 +190,7 @@ def _our_value(record: CellRecord) -> float | None:
         stdout=record.execution.stdout,
         family=record.family,
         fits=record.execution.fits,
+        declared=declared_token(record),
     )
     return rec.value
 

@@ -25,4 +25,8 @@ def stable_view(record: CellRecord) -> dict[str, Any]:
         if isinstance(part, dict):
             for name in volatile:
                 part.pop(name, None)
+    declaration = data.get("declaration")
+    if isinstance(declaration, dict) and isinstance(declaration.get("response"), dict):
+        for name in VOLATILE_FIELDS["response"]:
+            declaration["response"].pop(name, None)
     return data

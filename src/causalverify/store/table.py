@@ -35,6 +35,9 @@ COLUMNS: Final[tuple[str, ...]] = (
     "judge_effect",
     "extraction_disagree",
     "extraction_ambiguous",
+    "undecided",
+    "declare_asked",
+    "declare_accepted",
     "matched_conversion",
     "fitted_effect",
     "fitted_right",
@@ -53,11 +56,18 @@ INT_COLUMNS: Final[tuple[str, ...]] = (
     "unscoreable",
     "extraction_disagree",
     "extraction_ambiguous",
+    "undecided",
+    "declare_asked",
+    "declare_accepted",
     "fitted_right",
     "truncated",
     "input_tokens",
     "output_tokens",
 )
+#: after :data:`COLUMNS`: the L2b+ bounds of a cell left ``undecided`` (0 and 1 when some of its
+#: candidates pass and some fail, the lower bound being ``L2b_plus``), NaN for every other cell;
+#: the analyses read such a cell's L2b+ as these bounds
+BOUND_COLUMNS: Final[tuple[str, ...]] = ("L2b_plus_lower", "L2b_plus_upper")
 _FLOAT_COLUMNS: Final = (
     "dgp_effect",
     "baseline_effect",
@@ -67,6 +77,7 @@ _FLOAT_COLUMNS: Final = (
     "judge_effect",
     "fitted_effect",
     "cost_usd",
+    *BOUND_COLUMNS,
 )
 
 
@@ -81,12 +92,15 @@ def cells_frame(records: Iterable[CellRecord]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COLUMNS`, rows sorted by (scenario_id, model, language, sample). Layer flags
-        are 0/1 integers; ``L2b_plus`` is 1/0 and NaN only for unscoreable cells; ``estimated``,
-        ``rel_error`` and ``judge_effect`` are NaN when absent.
+        Columns :data:`COLUMNS` then :data:`BOUND_COLUMNS`, rows sorted by (scenario_id, model,
+        language, sample). Layer flags are 0/1 integers; ``L2b_plus`` is 1/0 and NaN only for
+        unscoreable cells (an undecided cell has 0, its lower bound); ``estimated``,
+        ``rel_error`` and ``judge_effect`` are NaN when absent. ``undecided`` flags a cell whose
+        status is ``undecided``; ``declare_asked`` / ``declare_accepted`` a cell that was asked
+        to declare its estimate / whose declared number stdout prints.
     """
     rows = [_row(record) for record in records]
-    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame = pd.DataFrame(rows, columns=[*COLUMNS, *BOUND_COLUMNS])
     for column in INT_COLUMNS:
         frame[column] = frame[column].astype("int64")
     for column in _FLOAT_COLUMNS:
@@ -113,6 +127,8 @@ def _row(record: CellRecord) -> dict[str, Any]:
         )
     passed = scores is not None and bool(scores.L2b_plus)
     l2b_plus = math.nan if unscoreable else float(passed)
+    undecided = record.status == "undecided"
+    upper = scores.L2b_plus_upper if scores is not None else None
     estimate = scores.estimate if scores is not None else None
     if estimate is None and record.extraction is not None:
         estimate = record.extraction.value
@@ -139,6 +155,9 @@ def _row(record: CellRecord) -> dict[str, Any]:
         "judge_effect": _num(record.judge.value if record.judge is not None else None),
         "extraction_disagree": int(record.extraction_disagree),
         "extraction_ambiguous": int(record.extraction is not None and record.extraction.ambiguous),
+        "undecided": int(undecided),
+        "declare_asked": int(record.declaration is not None),
+        "declare_accepted": int(record.declaration is not None and record.declaration.accepted),
         "matched_conversion": scores.matched_conversion if scores is not None else None,
         "fitted_effect": _num(scores.fitted_effect if scores is not None else None),
         "fitted_right": int(scores is not None and bool(scores.fitted_right)),
@@ -146,6 +165,8 @@ def _row(record: CellRecord) -> dict[str, Any]:
         "input_tokens": response.input_tokens if response is not None else 0,
         "output_tokens": response.output_tokens if response is not None else 0,
         "cost_usd": response.cost_usd if response is not None else 0.0,
+        "L2b_plus_lower": 0.0 if undecided and not unscoreable else math.nan,
+        "L2b_plus_upper": float(bool(upper)) if undecided and not unscoreable else math.nan,
     }
 
 

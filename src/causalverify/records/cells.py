@@ -118,6 +118,11 @@ class ExtractionRecord(BaseModel):
     #: the evidence does not separate the candidates: ``value`` is None and ``candidates`` are
     #: ranked, best first (scoring decides only when they all pass or all fail)
     undecided: bool = False
+    #: the standard error and 95% interval the script reported for the estimate (None: none
+    #: read, never guessed) and what they were read from (a printed line, the fit log, ...)
+    se: float | None = None
+    ci: tuple[float, float] | None = None
+    se_source: str | None = None
 
 
 class ScoreRecord(BaseModel):

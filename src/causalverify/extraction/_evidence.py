@@ -38,7 +38,7 @@ EFFECT_WORDS: Final = re.compile(
     r"estimate|effect|impact|\bate\b|\batt\b|\blate\b|coefficient|\bcoef\b|\bdid\b|diff.?in.?diff"
     r"|difference[- ]in[- ]differences|2sls|tsls|\biv\b|discontinuity|\brdd?\b|jump|\bcaa?r\b"
     r"|\baa?r\b|abnormal|\bbeta_?hat\b|β̂|τ̂|elasticity|\bresult\b|twfe|two[- ]way|within"
-    r"|\bgap\b|treatment|\bdelta\b|\bwald\b|\bsate\b|\bcate\b"
+    r"|\bgap\b|treatment|\bdelta\b|\bwald\b|\bsate\b|\bcate\b|\btau\b|τ"
 )
 #: a label that names something other than an estimate (its last clause is read)
 STRONG_STAT: Final = re.compile(
@@ -72,7 +72,7 @@ _FAMILY_GOOD: Final[dict[Family, re.Pattern[str]]] = {
 _FAMILY_BAD: Final[dict[Family, re.Pattern[str]]] = {
     "did": re.compile(r"coef\w* (on|for|of) (treated|post)\s*$|pre[- ]?period|simple diff|pooled"),
     "event_study": re.compile(
-        r"\bmarket\b|\bmkt\b|\balpha\b|\bbeta\b(?!_?hat)|pre[- ]?event|estimation window"
+        r"\b(market|mkt)\b(?![- ](model|adjusted))|\balpha\b|\bbeta\b(?!_?hat)|pre[- ]?event|estimation window"
         r"|(?<![>=] )\bday[- ]?0\b|day zero|(on|at) the event day|event[- ]day (effect|ar|abnormal)"
         r"|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0\b(?!\s*,)"
     ),
@@ -90,6 +90,8 @@ _NAIVE: Final = re.compile(
     r"|no (fixed|controls|fe)|biased|uncorrected|for comparison|comparison (estimate|model|ols)"
     r"|benchmark ols"
 )
+#: an event window printed in a label: ``[-1,+1]``, ``(0, 10)``, ``[-10;-2]``
+_WINDOW: Final = re.compile(r"[\[(]\s*([-+]?\d{1,3})\s*[,;:]\s*([-+]?\d{1,3})\s*[\])]")
 _PARENS: Final = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 
 
@@ -208,6 +210,11 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
         cand.add(-3.0, f"printed under the key {p.key.strip()[:40]!r}")
     if _NAIVE.search(near):
         cand.add(-3.0, "the label marks a naive or comparison estimate")
+    if re.search(r"\bmedian\b", near):
+        cand.add(-2.0, "the label names a median, not the mean effect")
+    window = _WINDOW.search(near)
+    if family == "event_study" and window and int(window.group(2)) < 0:
+        cand.add(-3.0, f"the window {window.group(0)} lies before the event (a placebo)")
     if _FAMILY_BAD[family].search(near):
         cand.add(-3.0, f"the label names a quantity other than the {family} effect")
     if family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(near) and not IV_CONTEXT.search(near):

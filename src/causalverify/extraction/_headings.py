@@ -50,23 +50,33 @@ def caption(lines: Sequence[str]) -> str:
     return "\n".join(kept).lower()
 
 
+_LABEL_VALUE: Final = re.compile(r"[:=]\s*[-+]?\d+%?\s*$")
+_JSONISH: Final = re.compile(r"[\"'][:=]|[:=]\s*[\"'{\[]|[{}\[\]],?$|^[\"'{\[\]}]")
+
+
+def _caption(text: str) -> bool:
+    """A short line of words that says what follows: no decimal number, not ``label: 60``,
+    not a table header (names spaced out) nor a fragment of JSON."""
+    return (
+        3 <= len(text) <= 100
+        and _DECIMAL.search(text) is None
+        and "  " not in text
+        and _LABEL_VALUE.search(text) is None
+        and _JSONISH.search(text) is None
+        and re.search(r"[A-Za-z]{3}", text) is not None
+    )
+
+
 def sections(stdout: str) -> list[str]:
     """For each line, the closest heading or caption printed before it (lower-cased).
 
-    Wider than :func:`headings`: any short line with words and no digit (``Placebo test``,
-    ``Now the robustness checks``) also starts a section, since it says what follows.
+    Wider than :func:`headings`: any short line of words (``Placebo test``, ``Robustness (window
+    0 to +2) | Window [0,2]``) also starts a section, since it says what follows.
     """
     current = ""
     out: list[str] = []
     for raw in stdout.splitlines():
         out.append(current)
-        text = raw.strip()
-        if is_heading(raw) or (
-            3 <= len(text) <= 80
-            and not any(ch.isdigit() for ch in text)
-            and "  " not in text
-            and not re.search(r"[\"'][:=]|[:=]\s*[\"'{\[]|[{}\[\]]$|^[\"'{\[]", text)
-            and re.search(r"[A-Za-z]{3}", text) is not None
-        ):
+        if is_heading(raw) or _caption(raw.strip()):
             current = raw.lower()
     return out

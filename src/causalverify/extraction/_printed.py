@@ -17,6 +17,7 @@ backtracks), into :class:`Printed` numbers. Each number gets
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -30,6 +31,12 @@ MAX_NUMBERS: Final = 20000
 
 #: a number that is not part of a name (``x1``, ``R2``) nor of a longer number
 _NUMBER: Final = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+#: a number, or a printed missing value where a number would be (``NA``, ``NaN``, ``None``)
+_VALUE: Final = re.compile(
+    r"(?<![\w.])(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|NA|NaN|nan|None|NULL|<NA>)(?![\w.])"
+)
+_HAS_MISSING: Final = re.compile(r"(?<![\w.])(NA|NaN|nan|None|NULL)(?![\w.])")
+MISSING: Final = frozenset({"NA", "NaN", "nan", "None", "NULL", "<NA>"})
 _DIGITS: Final = re.compile(r"[-+]?[\d.]+(?:[eE][-+]?\d+)?")
 _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _R_INDEX: Final = re.compile(r"^\s*\[\d+\]\s")
@@ -60,6 +67,7 @@ class Printed:
     operand: bool  # an operand of printed arithmetic (not its result)
     result: bool  # the result of printed arithmetic (after its last ``=``)
     integer: bool  # printed without a decimal point or exponent
+    missing: bool  # a printed missing value (NA, NaN, None) where a number would be
     decimals: int
     significant: int
 
@@ -104,8 +112,8 @@ def _depths(text: str) -> tuple[list[int], list[int]]:
             depth += 1
         elif ch in ")]" and depth > 0:
             depth -= 1
-        elif depth == 0 and (ch in ";|{}" or (ch == "," and not prev.isalpha())):
-            last = i  # a comma inside words ("Estimated effect, in percent") is not one
+        elif depth == 0 and (ch in ";|{}" or (ch == "," and (prev.isdigit() or prev in "\"']}"))):
+            last = i  # a comma after a value or a quoted key; not one inside words
         if ch != " ":
             prev = ch
     return depths, seps
@@ -158,7 +166,7 @@ def read_line(
     """
     text = clean_line(raw)
     depths, seps = _depths(text)
-    matches = list(_NUMBER.finditer(text))
+    matches = list(_VALUE.finditer(text))
     last_eq = text.rfind("=")
     operands = _operands(text[:last_eq], matches) if last_eq > 0 else set()
     results = {i for i, m in enumerate(matches) if operands and m.start() > last_eq}
@@ -200,13 +208,15 @@ def read_line(
         suffix = _SUFFIX_UNIT.match(after)
         if suffix and not pct:
             factor, unit = (1e-4, "bp") if suffix.group(1).startswith("b") else (0.01, "pp")
-        integer = "." not in token and "e" not in token.lower()
+        missing = token in MISSING
+        integer = not missing and "." not in token and "e" not in token.lower()
         out.append(
             Printed(
                 line=line_no,
                 index=i,
                 token=token,
-                printed=float(token),
+                printed=math.nan if missing else float(token),
+                missing=missing,
                 factor=factor,
                 unit=unit,
                 label=label.strip(),
@@ -218,8 +228,8 @@ def read_line(
                 operand=operand,
                 result=result,
                 integer=integer,
-                decimals=_decimals(token),
-                significant=_significant(token),
+                decimals=0 if missing else _decimals(token),
+                significant=0 if missing else _significant(token),
             )
         )
         prev_end = end + (1 if pct else 0)
@@ -304,7 +314,7 @@ def _columns(header: str | None, raw: str) -> _Row | None:
     mapping: dict[int, str] = {}
     first = None
     last_end = None
-    for i, m in enumerate(_NUMBER.finditer(text)):
+    for i, m in enumerate(_VALUE.finditer(text)):
         end = m.end() + (1 if text[m.end() : m.end() + 1] == "%" else 0)
         name = next((n for _s, e, n in spans if abs(e - end) <= 1), None)
         if name is None:
@@ -333,7 +343,7 @@ def read_stdout(stdout: str) -> list[Printed]:
     for no, text in enumerate(lines, start=1):
         if len(out) >= MAX_NUMBERS:
             break
-        if any(ch.isdigit() for ch in text):
+        if any(ch.isdigit() for ch in text) or _HAS_MISSING.search(text):
             columns = _columns(header, text)
             only_row = (
                 columns is not None

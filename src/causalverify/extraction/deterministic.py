@@ -129,10 +129,11 @@ def collect_candidates(
     code_lines = CodeLines(code)
     sites = FitSites(code_lines, [f.function for f in fits])
     for c in cands:
-        fitted = fit_evidence(c, index)
-        if fitted is not None:
-            sites.evidence(c, fitted, family)
-        shape_evidence(c, constants, fitted is not None)
+        if not c.printed.missing:
+            fitted = fit_evidence(c, index)
+            if fitted is not None:
+                sites.evidence(c, fitted, family)
+            shape_evidence(c, constants, fitted is not None)
         label_evidence(c, family, heads[c.printed.line - 1])
         if "label" in c.kinds:
             code_lines.evidence(c, family)
@@ -271,7 +272,32 @@ def _same(a: Candidate, b: Candidate, family: Family) -> bool:
 
 
 def _eligible(c: Candidate) -> bool:
-    return c.veto is None and bool(c.kinds) and c.score > 0
+    return c.veto is None and bool(c.kinds) and c.score > 0 and not c.printed.missing
+
+
+def _main_marked(c: Candidate) -> bool:
+    return any(
+        w > 0 and ("main" in why or "heading" in why or "preferred" in why) for w, why in c.evidence
+    )
+
+
+def _missing_headline(candidates: Sequence[Candidate], best: _Group) -> Candidate | None:
+    """A missing value (``NA``) printed as the main result, when the best number is not itself
+    marked main: the script's headline estimate is missing, and another number is no answer."""
+    if _main_marked(best.best):
+        return None
+    return next(
+        (
+            c
+            for c in candidates
+            if c.printed.missing
+            and c.veto is None
+            and "label" in c.kinds
+            and _main_marked(c)
+            and c.score >= best.score - MARGIN
+        ),
+        None,
+    )
 
 
 def group_candidates(candidates: Sequence[Candidate], family: Family) -> list[_Group]:
@@ -311,6 +337,22 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
     listed = [_listed(g) for g in groups[:MAX_LISTED]]
     best = groups[0]
     why = _why(best.best)
+    missing = _missing_headline(candidates, best)
+    if missing is not None:
+        return ExtractionRecord(
+            method="deterministic",
+            value=None,
+            rule="undecided",
+            line=None,
+            ambiguous=True,
+            undecided=True,
+            candidates=listed,
+            rationale=(
+                f"undecided: the main result printed on line {missing.printed.line} is missing "
+                f"({missing.printed.token}: {_why(missing)}); the best number printed, "
+                f"{best.best.value!r} (line {best.best.printed.line}), is not marked main"
+            ),
+        )
     rival = _stated_rival(best, groups[1:])
     if rival is None and (len(groups) == 1 or best.score - groups[1].score >= MARGIN):
         p = best.best.printed

@@ -90,8 +90,9 @@ def render(
     return Prompt((Message(role="user", content=text),), f"{hash(text) & 0xFFFF:064x}")
 
 
-#: what each fake agent answers; the fake sandbox "runs" ``print(<a> * <b>)`` lines, and the
-#: real scoring reads what they print (canonical 2.0: 2.1 is correct, 9.0 wrong)
+#: what each fake agent answers; the fake sandbox "runs" ``print(<a> * <b>)`` lines, printing
+#: the protocol's ``ESTIMATE:`` line, and the real scoring reads it (canonical 2.0: 2.1 is
+#: correct, 9.0 wrong); ``fake/mute`` prints nothing, so the run asks it to declare its estimate
 ANSWERS = {
     "fake/good": "```{lang}\nprint(0.7 * 3)\n```",
     "fake/wrong": "```{lang}\nprint(4.5 * 2)\n```",
@@ -108,6 +109,7 @@ class FakeProvider:
         self.spec = spec
         self.fail = fail if fail is not None else set()
         self.calls: list[tuple[str, str, int]] = []
+        self.declarations: list[tuple[str, str, int]] = []
         self.lock = threading.Lock()
 
     def answer(  # a fake model that answers per scenario: an offline agent
@@ -118,6 +120,12 @@ class FakeProvider:
         context: CellContext | None,
     ) -> ModelResponse:
         assert context is not None and options.max_tokens == 8192
+        if context.request == "declare":  # what a model that printed nothing answers
+            assert messages[-1].role == "user" and "ESTIMATE" in messages[-1].content
+            with self.lock:
+                self.declarations.append((context.scenario.id, context.language, context.sample))
+            content = "My script did not print its estimate."
+            return ModelResponse(content=content, input_tokens=10, output_tokens=5, cost_usd=0.01)
         with self.lock:
             self.calls.append((context.scenario.id, context.language, context.sample))
         if context.scenario.id in self.fail:
@@ -174,7 +182,7 @@ class FakeSandbox:
                 cpu_seconds=0.1,
             )
         products = re.findall(r"print\(([-\d.]+) \* ([-\d.]+)\)", code)
-        stdout = "".join(f"effect: {round(float(a) * float(b), 9)}\n" for a, b in products)
+        stdout = "".join(f"ESTIMATE: {round(float(a) * float(b), 9)}\n" for a, b in products)
         return ExecResult(
             status="ok", exit_code=0, stdout=stdout, stderr="", wall_seconds=0.1, cpu_seconds=0.1
         )
@@ -240,8 +248,14 @@ def test_every_cell_gets_its_status(tmp_path: Path) -> None:
     crash = next(m for m in summary.models if m.model == "fake/crash")
     assert (crash.L2a, crash.L2b, crash.L2b_plus) == (1.0, 0.0, 0.0)
     assert world.sandbox.runs == 4 * 6  # good, wrong, crash, mute execute; the rest never run
-    assert summary.requests == 42 and summary.cost_usd == pytest.approx(0.42)
-    assert summary.input_tokens == 420 and summary.output_tokens == 210
+    # the six mute cells ran, printed no ESTIMATE line and were asked to declare their estimate
+    asked = {m: len(p.declarations) for m, p in world.providers.items() if p.declarations}
+    assert asked == {"fake/mute": 6}
+    mute = [r for r in records if r.key.model == "fake/mute"]
+    assert all(r.declaration is not None and not r.declaration.accepted for r in mute)
+    assert all(r.declaration is None for r in records if r.key.model != "fake/mute")
+    assert summary.requests == 48 and summary.cost_usd == pytest.approx(0.48)
+    assert summary.input_tokens == 480 and summary.output_tokens == 240
     assert [e.kind for e in events] == ["start"] + ["cell"] * 42 + ["done"]
     assert events[-1].done == events[-1].total == 42
     assert all(w.reads[s] == 1 for w in [world.suite] for s in w.reads)  # one read per scenario
@@ -255,7 +269,7 @@ def test_record_contents(tmp_path: Path) -> None:
         meta = store.meta()
     assert good.prompt[0].content == "title s001 in r (default), 2 rows"
     assert good.code is not None and good.code.code == "print(0.7 * 3)\n" and good.code.parses
-    assert good.execution is not None and good.execution.stdout == "effect: 2.1\n"
+    assert good.execution is not None and good.execution.stdout == "ESTIMATE: 2.1\n"
     assert good.extraction is not None and good.extraction.value == 2.1
     assert good.canonical == 2.0 and good.protocol == "default"
     assert set(good.timings) == {"model", "parse", "execute", "score"}
@@ -371,7 +385,7 @@ def test_judge_extraction_is_recorded_and_passed_to_scoring(tmp_path: Path) -> N
         judge_model="fake/judge",
     )
     run_benchmark(config, stages=stages, suite=world.suite)
-    assert seen == [("fake/judge", "effect: 2.1\n", "did")]  # only executed cells are judged
+    assert seen == [("fake/judge", "ESTIMATE: 2.1\n", "did")]  # only executed cells are judged
     assert scored == ["both", "both"]
     with RunStore.open(world.out) as store:
         good, prose = list(store.iter_cells())

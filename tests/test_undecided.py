@@ -4,6 +4,7 @@ declaration's parsing and checks; what a reference agent declares."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,8 @@ from causalverify.records import (
     ScenarioBrief,
 )
 from causalverify.reference import write_declaration
+from causalverify.release._records import read_records, write_records
+from causalverify.report._render import render_markdown
 from causalverify.runner.declare import (
     declaration_request,
     needs_declaration,
@@ -108,6 +111,18 @@ def test_rates_carry_bounds_and_the_table_flags_undecided_cells() -> None:
     plus = summary["rates_detail"]["m"]["L2b_plus"]
     assert (plus["k"], plus["k_upper"], plus["undecided"]) == (1, 2, 1)
     assert plus["rate"] == 0.5 and plus["rate_upper"] == 1.0
+    assert summary["undecided"] == {"cells": 1, "by_unit": {"m": 1}}
+    assert summary["declared"] == {
+        "asked": 0,
+        "accepted": 0,
+        "by_unit": {"m": {"asked": 0, "accepted": 0}},
+    }
+    text = render_markdown(summary, "t")
+    assert "Undecided: 1 cells (m 1)" in text and "| 1–2/2 |" in text and "Declared" not in text
+    asked = records[1].model_copy(update={"declaration": _declared("0.7", accepted=True)})
+    again = analyze_cells(cells_frame([records[0], asked]), n_resamples=50)
+    assert again["declared"]["by_unit"] == {"m": {"asked": 1, "accepted": 1}}
+    assert "accepted/asked: m 1/1" in render_markdown(again, "t")
 
 
 def test_the_audit_draws_undecided_cells_first() -> None:
@@ -179,3 +194,9 @@ def test_records_without_a_declaration_load_as_before() -> None:
     data = cell().model_dump(mode="json")
     data.pop("declaration")
     assert CellRecord.model_validate(data).declaration is None
+
+
+def test_a_release_keeps_the_declaration(tmp_path: Path) -> None:
+    record = rescore(cell(stdout=TWO, canonical=0.7, declaration=_declared("0.31", accepted=True)))
+    write_records(tmp_path, [record], limits=None)
+    assert read_records(tmp_path) == [record]

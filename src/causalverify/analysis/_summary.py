@@ -149,6 +149,8 @@ def analyze_cells(
             "by_unit": {u: p.as_dict() for u, p in wrong.items()},
         },
         "unscoreable": unscoreable_counts(df),
+        "undecided": undecided_counts(df),
+        "declared": declared_counts(df),
         "rankings": _rankings(rates),
         "rank_correlation": _correlations(comparisons, boot, seed),
         "stability": {
@@ -178,6 +180,31 @@ def incomplete_counts(unanswered: pd.DataFrame) -> dict[str, Any]:
     return {
         "cells": len(unanswered),
         "by_model": {str(m): int(n) for m, n in sorted(by_model.items())},
+    }
+
+
+def undecided_counts(df: pd.DataFrame) -> dict[str, Any]:
+    """Cells left ``undecided`` (their L2b+ is only bounded), in all and per unit."""
+    flags = df["undecided"] if "undecided" in df.columns else pd.Series(0, index=df.index)
+    by_unit = flags.groupby(df["unit"]).sum()
+    return {"cells": int(flags.sum()), "by_unit": {str(u): int(n) for u, n in by_unit.items()}}
+
+
+def declared_counts(df: pd.DataFrame) -> dict[str, Any]:
+    """Cells asked to declare their estimate, and those whose declared number stdout prints,
+    in all and per unit."""
+    cols = ("declare_asked", "declare_accepted")
+    flags = pd.DataFrame(
+        {c: df[c] if c in df.columns else pd.Series(0, index=df.index) for c in cols}
+    )
+    by_unit = flags.groupby(df["unit"]).sum()
+    return {
+        "asked": int(flags["declare_asked"].sum()),
+        "accepted": int(flags["declare_accepted"].sum()),
+        "by_unit": {
+            str(u): {"asked": int(row["declare_asked"]), "accepted": int(row["declare_accepted"])}
+            for u, row in by_unit.iterrows()
+        },
     }
 
 

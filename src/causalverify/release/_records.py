@@ -9,7 +9,8 @@ carrying the cell ``key``:
 - ``responses.jsonl``: the raw model response
 - ``executions.jsonl``: the extracted code and the execution (stdout, stderr, status) with the
   resource limits of the run
-- ``extractions.jsonl``: the deterministic extraction, the judge output, whether they disagree
+- ``extractions.jsonl``: the deterministic extraction, the judge output, whether they disagree,
+  and the model's declaration of its estimate when it was asked
 - ``turns.jsonl`` (repair-mode runs only): every turn of each cell, each with its feedback,
   response, code, execution, extraction and scores (the other files hold the last turn)
 
@@ -55,7 +56,7 @@ PARTS: Final[dict[str, tuple[str, ...]]] = {
     ),
     RESPONSES_FILE: ("response",),
     EXECUTIONS_FILE: ("code", "execution"),
-    EXTRACTIONS_FILE: ("extraction", "judge", "extraction_disagree"),
+    EXTRACTIONS_FILE: ("extraction", "judge", "extraction_disagree", "declaration"),
 }
 
 

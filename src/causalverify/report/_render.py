@@ -73,6 +73,31 @@ def unfinished_banner(s: Mapping[str, Any]) -> str | None:
     )
 
 
+def extraction_lines(s: Mapping[str, Any]) -> list[str]:
+    """Undecided cells (L2b+ shown as bounds) and declared estimates, per unit, when any."""
+    lines = []
+    undecided = s.get("undecided") or {}
+    if undecided.get("cells"):
+        per = ", ".join(f"{u} {n}" for u, n in undecided.get("by_unit", {}).items() if n)
+        lines.append(
+            f"Undecided: {undecided['cells']} cells ({per}) printed candidates that neither all "
+            "pass nor all fail; their L2b+ is shown as bounds (lower–upper)."
+        )
+    declared = s.get("declared") or {}
+    if declared.get("asked"):
+        per = ", ".join(
+            f"{u} {d['accepted']}/{d['asked']}"
+            for u, d in declared.get("by_unit", {}).items()
+            if d.get("asked")
+        )
+        lines.append(
+            f"Declared: {declared['asked']} cells without an ESTIMATE line or undecided were "
+            f"asked which printed number is their estimate; {declared['accepted']} named a "
+            f"number their output prints (accepted/asked: {per})."
+        )
+    return lines
+
+
 def settings_line(s: Mapping[str, Any]) -> str | None:
     """The scoring settings the report shows (suite, protocol, profile, tolerance, extractor)."""
     run = dict(s.get("run") or {})
@@ -95,6 +120,7 @@ def _overview(s: Mapping[str, Any]) -> list[str]:
         f"{s['n_cells']} cells: {len(s['units'])} {s['unit']}(s) × {s['n_scenarios']} scenarios"
         f" ({', '.join(s['families'])}); languages: {', '.join(s['languages'])}.",
         f"Executed but wrong: {ew['count']} of {ew['denominator']} executed scoreable cells.",
+        *extraction_lines(s),
         f"Kendall τ-b between the L2b and L2b+ rankings: {num(tau.get('kendall_tau'))}"
         f" (Spearman ρ {num(tau.get('spearman_rho'))}).",
         *power_lines(s),

@@ -122,6 +122,13 @@ def _vs_leader(s: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+def _k_of_n(entry: Mapping[str, Any]) -> str:
+    """``k/n``, or ``k–k_upper/n`` when undecided cells bound it."""
+    if entry.get("undecided"):
+        return f"{entry['k']}–{entry['k_upper']}/{entry['n']}"
+    return f"{entry['k']}/{entry['n']}"
+
+
 def leaderboard(s: Mapping[str, Any]) -> Table:
     """Units in L2b+ order with every layer's rate and interval, the rank interval and whether
     the unit is distinguishable from #1."""
@@ -144,7 +151,7 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
                 unit,
                 *(_ci(d[layer]) for layer in LAYERS[:3]),
                 _ci(d["L2b_plus"]),
-                f"{d['L2b_plus']['k']}/{d['L2b_plus']['n']}",
+                _k_of_n(d["L2b_plus"]),
                 _ci(s.get("conditional_pass_detail", {}).get(unit))
                 if "conditional_pass_detail" in s
                 else pct(s["conditional_pass"][unit]),

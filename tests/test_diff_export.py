@@ -118,10 +118,9 @@ def test_a_model_changed_on_ten_scenarios_is_found_better(tmp_path: Path) -> Non
     assert entry["pairs"] == N_SCENARIOS and entry["scenarios"] == N_SCENARIOS
     assert plus["difference"] == pytest.approx(10 / N_SCENARIOS)
     assert (plus["a_only"], plus["b_only"]) == (0, 10)
-    # ten discordant scenarios, all one way: exact p = 2 / 2^10; Holm over four layers (the
-    # other three have p = 1)
+    # ten discordant scenarios, all one way: exact p = 2 / 2^10 (one comparison: Holm keeps it)
     assert plus["p"] == pytest.approx(2 / 2**10)
-    assert plus["p_holm"] == pytest.approx(4 * 2 / 2**10)
+    assert plus["p_holm"] == pytest.approx(2 / 2**10)
     for layer in ("L1", "L2a", "L2b"):
         assert entry["layers"][layer]["difference"] == 0 and entry["layers"][layer]["p"] == 1.0
     # the clustered interval: one pair per scenario, so the t interval of the differences
@@ -135,7 +134,7 @@ def test_a_model_changed_on_ten_scenarios_is_found_better(tmp_path: Path) -> Non
     assert entry["flips"]["a_only"] == []
     lo, hi = round(100 * plus["lo"]), round(100 * plus["hi"])
     assert entry["verdict"] == (
-        f"run-b:m is better on L2b+ by 25 pp [{lo}, {hi}], p = 0.008, Holm-adjusted."
+        f"run-b:m is better on L2b+ by 25 pp [{lo}, {hi}], p = 0.002, Holm-adjusted."
     )
     text = CliRunner().invoke(main, ["diff", str(a), str(b)])
     assert text.exit_code == 0 and entry["verdict"] in text.output
@@ -255,6 +254,8 @@ def test_single_shot_against_repair_mode_of_the_offline_panel(
     assert mute["pairs"] == 4 and mute["layers"]["L2b_plus"]["difference"] == 1.0
     assert len(mute["flips"]["b_only"]) == 4 and not mute["flips"]["a_only"]
     assert "cannot detect even a 100 pp difference" in mute["verdict"]  # four scenarios
+    plus = mute["layers"]["L2b_plus"]  # Holm over the two models' L2b+ comparisons
+    assert plus["p"] == pytest.approx(2 / 2**4) and plus["p_holm"] == pytest.approx(4 / 2**4)
     naive = by_model["reference/naive"]  # a wrong number gets no feedback: nothing changes
     assert all(d["difference"] == 0 and d["p"] == 1.0 for d in naive["layers"].values())
     # every turn of the repair run is exported

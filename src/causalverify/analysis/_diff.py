@@ -3,8 +3,9 @@
 Side A and side B are the cells of one model each (two runs of the same suite, or two models of
 one run). Cells are paired on (scenario, language, sample) — a repair-mode cell enters with its
 final turn — and every layer's difference B − A is reported with its scenario-clustered interval
-and the exact scenario sign-flip p-value; p-values are Holm-adjusted over every layer of every
-comparison made at once. The verdict reads the L2b+ line.
+and the exact scenario sign-flip p-value; each layer's p-values are Holm-adjusted over the
+comparisons made at once (one per pair of sides: with two runs of seven models, over seven). The
+verdict reads the L2b+ line.
 """
 
 from __future__ import annotations
@@ -195,10 +196,10 @@ def diff_sides(
             if layer == "L2b_plus":
                 entry["flips"] = _flips(pairs)
         out.append(entry)
-    flat = [(e, layer) for e in out for layer in LAYERS]
-    adjusted = holm([e["layers"][layer]["p"] for e, layer in flat])
-    for (e, layer), p in zip(flat, adjusted, strict=True):
-        e["layers"][layer]["p_holm"] = p
+    for layer in LAYERS:  # each layer's family: its comparisons (one per pair of sides)
+        adjusted = holm([e["layers"][layer]["p"] for e in out])
+        for e, p in zip(out, adjusted, strict=True):
+            e["layers"][layer]["p_holm"] = p
     for e in out:
         e["verdict"] = verdict(e["a"], e["b"], e["layers"]["L2b_plus"], alpha)
     return out

@@ -22,7 +22,7 @@ from typing import Final
 
 from causalverify.extraction._constants import CodeConstants
 from causalverify.extraction._fits import EffectCoef, effect_coefficients
-from causalverify.extraction._printed import Printed
+from causalverify.extraction._printed import SHORT_TABLE, Printed
 from causalverify.extraction._terms import (
     IV_CONTEXT,
     MAIN_CONTEXT,
@@ -151,7 +151,8 @@ def column_evidence(cand: Candidate, family: Family) -> bool:
         cand.veto = cand.veto or f"column {p.column!r} holds a statistic, not an estimate"
         return True
     if EFFECT_WORDS.search(column):
-        cand.add(1.5, f"in the column {p.column!r}")
+        short = 0 < p.rows <= SHORT_TABLE
+        cand.add(1.5, f"in the column {p.column!r}", "column" if short else None)
         cand.effect_column = True
     row = unicodedata.normalize("NFKC", p.label).replace("_", " ").lower()
     if not row.strip():
@@ -267,6 +268,7 @@ class _Coef:
     function: str
     term: str
     effect: EffectCoef | None
+    mean: bool = False  # the intercept of an intercept-only fit: a mean (a CAR, a difference)
 
 
 class FitIndex:
@@ -280,7 +282,8 @@ class FitIndex:
                 if t.estimate is None:
                     continue
                 eff = effects.get((index, t.term))
-                coefs.append(_Coef(t.estimate, index, fit.function, t.term, eff))
+                mean = len(fit.terms) == 1
+                coefs.append(_Coef(t.estimate, index, fit.function, t.term, eff, mean))
         coefs.sort(key=lambda c: c.value)
         self.coefs = coefs
         self.keys = [c.value for c in coefs]
@@ -316,6 +319,7 @@ def fit_evidence(cand: Candidate, index: FitIndex) -> int | None:
         if re.search(r"fake|placebo|pseudo|falsif|\blead|pre_?trend", best.term.lower()):
             cand.add(-3.0, f"the fitted term {best.term!r} is a placebo")
         return best.fit
+    hits = [h for h in hits if not h.mean]
     if hits and p.significant >= 3:
         other = hits[0]
         cand.add(

@@ -62,6 +62,7 @@ class Printed:
     prefix: str  # the rest of the line before its label (digits removed)
     key: str  # the text between the previous number and its label (an enclosing JSON key)
     column: str  # the table column it sits in ("" outside a table); ``label`` is then its row
+    rows: int  # the number of rows of that table (0 outside a table)
     depth: int  # open parentheses or brackets before it
     after_value: bool  # in parentheses right after another value of the line
     operand: bool  # an operand of printed arithmetic (not its result)
@@ -221,6 +222,7 @@ def read_line(
                 unit=unit,
                 label=label.strip(),
                 column=column,
+                rows=row.rows if row is not None and column else 0,
                 prefix=" ".join(prefix.split()),
                 key=" ".join(key.split()),
                 depth=depth,
@@ -260,6 +262,7 @@ class _Row:
 
     names: dict[int, str]  # position among the line's numbers -> column name
     label: str  # the row's label cells (``2SLS (preferred)``, ``local linear h=0.30 *``)
+    rows: int = 0  # rows in its table
 
 
 #: column names printed as two words
@@ -330,29 +333,48 @@ def _columns(header: str | None, raw: str) -> _Row | None:
     return _Row(mapping, "" if _ROW_INDEX.fullmatch(label) else label)
 
 
+#: tibble and data.table decorations between a header and its rows
+_DECORATION: Final = re.compile(r"^\s*((<\w+>\s*)+|#\s*(A tibble|…|\.\.\.).*|-{3,}\s*)$")
+#: a table with at most this many rows lists results; a longer one lists units, days or stocks
+SHORT_TABLE: Final = 6
+
+
 def read_stdout(stdout: str) -> list[Printed]:
     """Every number of ``stdout`` (at most :data:`MAX_NUMBERS`), in printing order.
 
     A row of numbers printed under a header of names takes each number's column name as its
-    unit; as its label too when it is the header's only row (a one-row frame of results: a
-    many-row frame lists units, stocks or coefficients, which the table readers handle).
+    unit; as its label too when it is the header's only row (a one-row frame of results). The
+    number of rows under the header is recorded (``Printed.rows``): a short table lists results,
+    a long one units, days or stocks.
     """
     lines = [raw[:MAX_LINE] for raw in stdout.splitlines()]
-    out: list[Printed] = []
+    rows: list[_Row | None] = []
     header: str | None = None
-    for no, text in enumerate(lines, start=1):
-        if len(out) >= MAX_NUMBERS:
-            break
-        if any(ch.isdigit() for ch in text) or _HAS_MISSING.search(text):
-            columns = _columns(header, text)
-            only_row = (
-                columns is not None
-                and (no >= len(lines) or _columns(header, lines[no]) is None)
-                and (no < 2 or lines[no - 2] == header)
-            )
-            out.extend(read_line(text, no, columns, label_columns=only_row))
+    for text in lines:  # first pass: which header each row is under
+        numeric = any(ch.isdigit() for ch in text) or _HAS_MISSING.search(text) is not None
+        rows.append(_columns(header, text) if numeric else None)
+        if _DECORATION.match(text):
+            continue
         if text.strip() and not any(ch.isdigit() for ch in text):
             header = text
         elif not text.strip():
             header = None
+    sizes = [0] * len(lines)
+    i = 0
+    while i < len(lines):  # consecutive rows under one header form a table
+        j = i
+        while j < len(lines) and (rows[j] is not None or (j > i and _DECORATION.match(lines[j]))):
+            j += 1
+        for k in range(i, j):
+            sizes[k] = sum(1 for r in rows[i:j] if r is not None)
+        i = max(j, i + 1)
+    out: list[Printed] = []
+    for no, text in enumerate(lines, start=1):
+        if len(out) >= MAX_NUMBERS:
+            break
+        if any(ch.isdigit() for ch in text) or _HAS_MISSING.search(text):
+            row = rows[no - 1]
+            if row is not None:
+                row = _Row(row.names, row.label, sizes[no - 1])
+            out.extend(read_line(text, no, row, label_columns=row is not None and row.rows == 1))
     return out[:MAX_NUMBERS]

@@ -49,6 +49,7 @@ from causalverify.extraction._tables import (
     find_table_rows,
 )
 from causalverify.extraction._terms import (
+    MAIN_CONTEXT,
     SECONDARY,
     CodeHints,
     code_hints,
@@ -139,9 +140,15 @@ def collect_candidates(
             code_lines.evidence(c, family)
     _table_evidence(by_line, stdout, family, hints, heads)
     _vector_evidence(by_line, code, stdout, family, hints)
+    main_sections = {h for h in heads if MAIN_CONTEXT.search(h) and not SECONDARY.search(h)}
     for c in cands:  # a table's caption already counted for its rows
-        if c.kinds and c.veto is None and not c.kinds & {"table", "spec"}:
-            heading_evidence(c, family, heads[c.printed.line - 1])
+        if not c.kinds or c.veto is not None:
+            continue
+        heading = heads[c.printed.line - 1]
+        if not c.kinds & {"table", "spec"}:
+            heading_evidence(c, family, heading)
+        if main_sections and heading not in main_sections:
+            c.add(-1.5, "printed outside the section the output marks main")
     _mark_evidence(cands, line_marks(stdout))
     return cands
 

@@ -11,7 +11,8 @@ Two protocols:
 ``default``
     The same, plus the language (R or Python), the packages the execution environment actually
     has (from the :class:`~causalverify.records.Manifest`), and the request to end
-    the script with one machine-readable line ``ESTIMATE: <number>``.
+    the script with machine-readable lines: ``SE: <number>``, ``CI: [<lo>, <hi>]``,
+    ``VCOV: <text>`` (how the SE was computed) and, last, ``ESTIMATE: <number>``.
 """
 
 from __future__ import annotations
@@ -117,9 +118,14 @@ def _system_message(language: Language, protocol: Protocol) -> str:
             f"The code is run non-interactively with {name}, with the data file placed at the "
             "given relative path in the working directory. There is no network access and no "
             "package can be installed, so use only the packages listed as available.",
-            "The last line your script prints must be exactly `ESTIMATE: <number>`, where "
-            "<number> is your point estimate of the target quantity as a plain decimal number "
-            "(for example `ESTIMATE: -0.1234`). Print no other line starting with `ESTIMATE:`.",
+            "The script must end by printing these four lines, in this order, each exactly once:",
+            "`SE: <number>` (the standard error of your estimate),",
+            "`CI: [<lo>, <hi>]` (its 95% confidence interval),",
+            "`VCOV: <text>` (how the standard error was computed, in a few words),",
+            "`ESTIMATE: <number>` (your point estimate of the target quantity).",
+            "Write the numbers as plain decimal numbers (for example `ESTIMATE: -0.1234`). The "
+            "last line your script prints must be the `ESTIMATE:` line; print no other line "
+            "starting with `ESTIMATE:`, `SE:`, `CI:` or `VCOV:`.",
         ]
     return "\n".join(lines) + "\n"
 

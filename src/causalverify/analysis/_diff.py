@@ -123,6 +123,10 @@ def verdict(a: str, b: str, entry: dict[str, Any], alpha: float = ALPHA) -> str:
         )
     else:
         detect = f"the smallest difference this design could detect at 80% power is {_pp(mde)} pp"
+        if entry.get("mde_basis") == "assumed":
+            detect += (
+                " (the two never disagree here; assuming they would on a quarter of the cells)"
+            )
     return (
         f"No detectable difference on L2b+ ({b} − {a}: {100 * diff:+.0f} pp [{_pp(lo)}, "
         f"{_pp(hi)}], {_p_text(p)}, Holm-adjusted); {detect}."

@@ -8,9 +8,12 @@ import json
 import random
 import re
 import shutil
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from causalverify.cli import main
 from causalverify.records import ExecResult, OutputOrigin
 from causalverify.sandbox import Limits, Sandbox, line_origins
 from causalverify.sandbox.fitlog import parse_fit_log
@@ -382,3 +385,21 @@ def test_forged_records_and_floods_cannot_break_the_harness(
         # the hook keeps at most 4000 records: the first lines of the flood have their origin
         assert origins[2].code == 'cat("a", i, "\\n")'
         assert origins[3].code == 'cat("b", i, "\\n")'
+
+
+@needs_bwrap
+@needs_r
+@pytest.mark.sandbox
+def test_exec_json_shows_the_output_origins(tmp_path: Path) -> None:
+    script = tmp_path / "a.R"
+    script.write_text('x <- 0.25\ncat("Estimate:", x, "\\n")\nx\n')
+    data = tmp_path / "d.csv"
+    data.write_text(CSV)
+    ran = CliRunner().invoke(main, ["exec", str(script), "--data", str(data), "--json"])
+    assert ran.exit_code == 0, ran.output
+    payload = json.loads(ran.output)
+    assert payload["outputs_note"] == ""
+    [origin] = payload["outputs"]  # the auto-printed vector has none
+    assert origin["line"] == 2 and origin["function"] == "cat"
+    assert origin["code"] == 'cat("Estimate:", x, "\\n")'
+    assert (origin["first_line"], origin["last_line"]) == (1, 1)

@@ -17,7 +17,7 @@ from causalverify.cli._common import friendly_errors
 from causalverify.cli._options import warm_option
 from causalverify.families import FAMILIES, Family, Language
 from causalverify.records import CellKey, CellRecord, CodeRecord, ModelResponse
-from causalverify.sandbox import ExecResult, Limits, get_sandbox
+from causalverify.sandbox import ExecResult, Limits, get_sandbox, line_origins
 
 _SUFFIX: dict[str, Language] = {".r": "r", ".py": "python"}
 
@@ -36,6 +36,7 @@ def _summary(result: ExecResult) -> Table:
         "truncated (out, err)": f"{result.stdout_truncated}, {result.stderr_truncated}",
         "detail": result.detail or "-",
         "fitted models": _fits_line(result),
+        "output origins": _origins_line(result),
     }
     for key, value in rows.items():
         table.add_row(key, value)
@@ -52,6 +53,13 @@ def _fits_line(result: ExecResult) -> str:
     names = ", ".join(f"{f} ×{n}" if n > 1 else f for f, n in counts.items())
     note = f"; {result.fits_note}" if result.fits_note else ""
     return f"{len(result.fits)}: {names}{note}"
+
+
+def _origins_line(result: ExecResult) -> str:
+    """``12 of 14 stdout lines`` (which code printed them; ``--json`` has the records)."""
+    lines = len(result.stdout.splitlines())
+    note = f" ({result.outputs_note})" if result.outputs_note else ""
+    return f"{len(line_origins(result))} of {lines} stdout lines{note}"
 
 
 @dataclass(frozen=True)
@@ -178,7 +186,8 @@ def _verdict_rows(verdict: dict[str, Any]) -> dict[str, str]:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print the ExecResult as JSON (with the fit log as its top-level `fits` list).",
+    help="Print the ExecResult as JSON (the fit log as its `fits` list, which code printed "
+    "each part of stdout as `outputs`).",
 )
 @click.option(
     "--wall-seconds",

@@ -209,6 +209,8 @@ print(fit.params.round(4))  # <- params
 print("label", end=": ")  # <- piece
 print(round(b, 2))  # <- number
 sys.stdout.buffer.write(b"raw bytes\\n")
+for i in range(5000):
+    print("progress", i, flush=True)  # <- flushed
 """
 
 R_MIXED = """\
@@ -271,6 +273,7 @@ def test_python_lines_get_their_code_line(sandbox: Sandbox) -> None:
             "placebo:": "report",
             "Intercept": "params",
             "label: ": "piece",
+            "progress": "flushed",
         },
     )
     origins = line_origins(result)

@@ -8,8 +8,8 @@ script (``__main__``'s file) on the stack, the source text of the call it was ex
 the code object's positions) and the outermost frame of the script (the top-level statement).
 Consecutive writes from the same place (the pieces of one ``print``, the iterations of one loop)
 make one record ``{"kind": "output", "function", "line", "code", "top_line", "chars", "head",
-"tail"}`` written to the fit-log pipe when the place changes, when the stream is flushed and at
-exit. The harness aligns the records with stdout (see :mod:`causalverify.sandbox.outputs`).
+"tail"}`` written to the fit-log pipe when the place changes and at exit (``os._exit`` loses the
+last one). The harness aligns the records with stdout (see :mod:`causalverify.sandbox.outputs`).
 
 Nothing the script prints changes: writes reach the same buffer in the same order, the stream is
 an instance of ``io.TextIOWrapper`` whose ``repr`` is a plain stream's, and every failure of the
@@ -184,13 +184,6 @@ class _Stdout(io.TextIOWrapper):
             except Exception:  # provenance is best effort; the script must never notice it
                 _STATE["pending"] = None
         return n
-
-    def flush(self) -> None:
-        try:
-            _emit()
-        except Exception:
-            _STATE["pending"] = None
-        super().flush()
 
 
 # the stream's repr is that of a plain one: <_io.TextIOWrapper name='<stdout>' ...>

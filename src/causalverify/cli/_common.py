@@ -1,5 +1,5 @@
-"""Helpers shared by CLI commands: turning our errors into clean messages, progress bars that
-show status counts and retries while they happen."""
+"""Helpers shared by CLI commands: turning our errors into clean messages, text from models made
+safe to print, progress bars that show status counts and retries while they happen."""
 
 from __future__ import annotations
 
@@ -8,17 +8,81 @@ import functools
 import json
 import logging
 import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
 from causalverify.errors import CausalVerifyError
 
+if TYPE_CHECKING:
+    from rich.text import Text
+
 P = ParamSpec("P")
 R = TypeVar("R")
+
+# Terminal control sequences, 7-bit (ESC ...) and 8-bit (C1) introduced: CSI; the string
+# sequences OSC (titles, clipboard, hyperlinks), DCS, SOS, PM and APC up to their terminator; any
+# other ESC sequence. Every quantifier runs over a class its neighbour cannot match, so the
+# pattern is linear in the length of the text.
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x80-\x9f]*(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[ -/]*[0-~]"
+)
+# What is left after the sequences: C0 controls but newline and tab, DEL, C1 controls, the
+# bidirectional marks, embeddings, overrides and isolates, and lone surrogates (which cannot be
+# encoded for the terminal at all).
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def clean(text: object) -> str:
+    """``str(text)`` without terminal control: escape sequences, control characters other than
+    newline and tab, and bidirectional overrides are removed (a lone surrogate becomes U+FFFD).
+
+    Everything a model or its script controls (stdout, fit-log names, model names from a store,
+    messages quoting them) goes through this before it reaches the terminal.
+    """
+    text = str(text)
+    if text.isprintable():  # the common case: nothing to remove
+        return text
+    text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
+    return _CONTROL.sub(lambda m: "\ufffd" if "\ud800" <= m.group() <= "\udfff" else "", text)
+
+
+def safe(text: object) -> str:
+    """``text`` made safe to place in a Rich markup string: :func:`clean`, then every ``[`` that
+    would open a tag escaped."""
+    from rich.markup import escape
+
+    return escape(clean(text))
+
+
+def safe_text(text: object, style: str = "") -> Text:
+    """``text`` (see :func:`clean`) as a :class:`rich.text.Text`: a table cell or a line that Rich
+    prints literally (no markup, no emoji codes, no highlighting)."""
+    from rich.text import Text
+
+    return Text(clean(text), style=style)
+
+
+def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """:func:`click.echo` of :func:`clean` ``(text)``."""
+    click.echo(clean(text), err=err, nl=nl)
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text with the characters :func:`clean` removes written as ``\\uXXXX`` escapes: the
+    same JSON value, safe to print (``json.dumps`` with ``ensure_ascii=False`` leaves C1
+    controls, bidirectional overrides and lone surrogates raw)."""
+    if text.isprintable():
+        return text
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
@@ -29,7 +93,7 @@ def friendly_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except CausalVerifyError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(clean(exc)) from exc
 
     return wrapper
 
@@ -52,7 +116,7 @@ def plain(value: Any) -> Any:
 
 def echo_json(value: Any) -> None:
     """Print ``value`` (see :func:`plain`) as indented JSON on stdout: what ``--json`` prints."""
-    click.echo(json.dumps(plain(value), indent=2, ensure_ascii=False))
+    click.echo(json_for_terminal(json.dumps(plain(value), indent=2, ensure_ascii=False)))
 
 
 def eta_columns(label: str) -> tuple[Any, ...]:
@@ -96,7 +160,7 @@ class RetryWatch(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.count += 1
-        self.last = record.getMessage()
+        self.last = clean(record.getMessage())
 
     def line(self) -> str:
         """``"3 retries so far; latest: ..."``, or ``""`` before the first retry."""

@@ -4,7 +4,8 @@ Every results table a command prints goes through :func:`print_table`. Long mode
 shortened by :func:`short_names` (a prefix all of them share is dropped; names still too long get
 a legend), every column is printed whole (no wrapping, no ellipsis), and a table wider than the
 terminal is split into blocks of columns, each repeating the label column, instead of squeezing
-its numbers.
+its numbers. Every title, header, cell and note is printed as plain text without control
+sequences (model names and scenario ids come from stores and logs a model may have written).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from causalverify.cli._common import clean, safe_text
 
 #: characters after which a shared prefix may be cut (``reference/textbook`` -> ``textbook``)
 SEPARATORS = "/:-_. "
@@ -101,23 +104,23 @@ def print_table(
         :func:`print_legend`).
     """
     show = names if names is not None else Names(display={})
-    header = [show(h) for h in header]
-    body = [[show(cell) for cell in row] for row in rows]
+    header = [clean(show(h)) for h in header]
+    body = [[clean(show(cell)) for cell in row] for row in rows]
     key = next((i for i in range(len(header)) if i not in left), len(header))
     blocks = _blocks(console, header, body, left, key=max(1, key))
     for i, columns in enumerate(blocks):
-        console.print(title + ("" if i == 0 else " (continued)"), style="bold", markup=False)
+        console.print(safe_text(title + ("" if i == 0 else " (continued)"), style="bold"))
         table = _table(header, body, left, columns)
         console.print(table, width=max(console.width, _width(console, table)), crop=False)
     if note:
-        console.print(note, style="dim", markup=False, highlight=False)
+        console.print(safe_text(note, style="dim"))
     console.print()
 
 
 def print_legend(console: Any, names: Names) -> None:
     """Print how the model names were shortened (nothing when they were not)."""
     for line in names.legend:
-        console.print(line, style="dim", markup=False, highlight=False)
+        console.print(safe_text(line, style="dim"))
 
 
 def _table(
@@ -132,10 +135,13 @@ def _table(
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for c in columns:
         table.add_column(
-            header[c], justify="left" if c in left else "right", no_wrap=True, overflow="fold"
+            safe_text(header[c]),
+            justify="left" if c in left else "right",
+            no_wrap=True,
+            overflow="fold",
         )
     for row in body:
-        table.add_row(*(row[c] if c < len(row) else "" for c in columns))
+        table.add_row(*(safe_text(row[c] if c < len(row) else "") for c in columns))
     return table
 
 

@@ -8,7 +8,12 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors, step_progress
+from causalverify.cli._common import (
+    friendly_errors,
+    json_for_terminal,
+    safe_text,
+    step_progress,
+)
 from causalverify.cli._options import (
     ci_option,
     published_format_option,
@@ -42,12 +47,12 @@ def _print_tables(summary: dict[str, Any]) -> None:
     console = Console()
     banner = incomplete_banner(summary)
     if banner:
-        console.print(banner, style="bold red", markup=False)
+        console.print(safe_text(banner, style="bold red"))
     settings = settings_line(summary)
     if settings:
-        console.print(settings, markup=False)
+        console.print(safe_text(settings))
     for line in power_lines(summary):
-        console.print(line, markup=False)
+        console.print(safe_text(line))
     names = short_names(summary["rankings"]["L2b_plus"]["order"])
     print_legend(console, names)
     for spec in all_tables(summary):
@@ -156,7 +161,7 @@ def analyze(
                 frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples, ci=method
             )
     if as_json:
-        click.echo(dumps_summary(summary), nl=False)
+        click.echo(json_for_terminal(dumps_summary(summary)), nl=False)
     else:
         _print_tables(summary)
     if out is not None and not as_json:

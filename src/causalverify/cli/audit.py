@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from causalverify.cli._common import echo_json, friendly_errors, plain
+from causalverify.cli._common import echo, echo_json, friendly_errors, plain
 from causalverify.cli._tables import pct
 from causalverify.errors import StoreError
 
@@ -71,7 +71,7 @@ def agree(run_dir: Path, sheet: Path, as_json: bool) -> None:
         f"{result.passfail_agree}/{result.n_scoreable} ({pct(result.passfail_rate)})"
     )
     for line in result.disagreements:
-        click.echo(f"  {line}")
+        echo(f"  {line}")  # quotes what the cell printed
 
 
 def _value(text: str) -> float | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import echo_json, engine_progress, friendly_errors
+from causalverify.cli._common import echo_json, engine_progress, friendly_errors, safe_text
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -120,7 +120,7 @@ def _print(summary: Any, run_dir: Path, protocol: str, console: Any) -> None:
         for model in block["model_order"]:
             t = block["models"][model]["types"]["numerical"]
             table.add_row(
-                model,
+                safe_text(model),
                 str(t["n"]),
                 str(t["n_missing"]),
                 *(_fmt(t[k]) for k in ("accuracy", "mean_confidence", "ece")),

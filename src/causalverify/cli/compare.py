@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import friendly_errors, safe, safe_text
 from causalverify.cli._options import published_format_option
 
 _LAYER_TITLES = (("L2a", "L2a"), ("L2b", "L2b"), ("value", "value"), ("L2b_plus", "L2b+"))
@@ -38,7 +38,7 @@ def _figures_table(summary: dict[str, Any], scope: str, title: str) -> Any:
     for label, rates in iter_groups(summary, scope):
         plus = f"{_pct(rates['ours_L2b_plus_rate'])} / {_pct(rates['published_L2b_plus_rate'])}"
         agreements = [_agreement(rates[key]) for key, _ in _LAYER_TITLES]
-        table.add_row(label, str(rates["cells"]), *agreements, plus)
+        table.add_row(safe_text(label), str(rates["cells"]), *agreements, plus)
     return table
 
 
@@ -49,7 +49,9 @@ def _disagreement_table(summary: dict[str, Any]) -> Any:
     for name in ("scenario", "model", "reason", "detail"):
         table.add_column(name, overflow="fold")
     for cell in summary["disagreements"]:
-        table.add_row(cell["scenario_id"], cell["published_model"], cell["reason"], cell["detail"])
+        table.add_row(
+            *(safe_text(cell[k]) for k in ("scenario_id", "published_model", "reason", "detail"))
+        )
     return table
 
 
@@ -57,7 +59,9 @@ def _print(summary: dict[str, Any]) -> None:
     from rich.console import Console
 
     console = Console()
-    pairs = ", ".join(f"{ours} = {theirs}" for ours, theirs in summary["model_map"].items())
+    pairs = ", ".join(
+        f"{safe(ours)} = {safe(theirs)}" for ours, theirs in summary["model_map"].items()
+    )
     console.print(f"{summary['matched_cells']} matched cells; models: {pairs}")
     console.print(_figures_table(summary, "all", "Agreement, all matched cells"))
     console.print(
@@ -65,14 +69,14 @@ def _print(summary: dict[str, Any]) -> None:
     )
     console.print(_disagreement_table(summary))
     for reason, count in summary["reasons"].items():
-        console.print(f"  {reason}: {count}")
+        console.print(f"  {safe(reason)}: {count}")
     others = summary["published_models_not_compared"]
     if others:
-        console.print(f"published models not in the run: {', '.join(others)}")
+        console.print(f"published models not in the run: {safe(', '.join(others))}")
     for side in ("ours", "published"):
         unmatched = summary[f"unmatched_{side}"]
         if unmatched:
-            shown = ", ".join(f"{s}/{m}" for s, m in unmatched[:10])
+            shown = safe(", ".join(f"{s}/{m}" for s, m in unmatched[:10]))
             more = f" and {len(unmatched) - 10} more" if len(unmatched) > 10 else ""
             console.print(f"{len(unmatched)} {side} cells have no counterpart: {shown}{more}")
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import echo_json, friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors, safe_text
 from causalverify.cli._options import ci_option, resamples_option
 from causalverify.errors import CausalVerifyError
 
@@ -88,7 +88,7 @@ def _print(result: dict[str, Any]) -> None:
 
     console = Console()
     for line in result["settings"]:
-        console.print(line, markup=False)
+        console.print(safe_text(line))
     console.print()
     for e in result["comparisons"]:
         rows = []
@@ -124,10 +124,10 @@ def _print(result: dict[str, Any]) -> None:
             for flip in flips[:SHOWN_FLIPS]:
                 where = f"  {flip['scenario_id']} {flip['language']} sample {flip['sample']}"
                 link = flip.get("link_b" if direction == "b_only" else "link_a")
-                console.print(where + (f"  {link}" if link else ""), markup=False)
+                console.print(safe_text(where + (f"  {link}" if link else "")))
             if len(flips) > SHOWN_FLIPS:
                 console.print(f"  ... and {len(flips) - SHOWN_FLIPS} more (--json lists all)")
-        console.print(e["verdict"], style="bold", markup=False)
+        console.print(safe_text(e["verdict"], style="bold"))
         console.print()
 
 

@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from causalverify.cli._common import friendly_errors
+from causalverify.cli._common import clean, friendly_errors, safe_text
 from causalverify.cli._options import warm_option
 from causalverify.families import FAMILIES, Family, Language
 from causalverify.records import CellKey, CellRecord, CodeRecord, ModelResponse
@@ -39,7 +39,7 @@ def _summary(result: ExecResult) -> Table:
         "output origins": _origins_line(result),
     }
     for key, value in rows.items():
-        table.add_row(key, value)
+        table.add_row(key, safe_text(value))  # fit names, detail: the script wrote them
     return table
 
 
@@ -239,7 +239,8 @@ def exec_(
 
     With --suite/--scenario or --family (and --canonical), also print what the extractor takes
     from the output and its score, exactly as a benchmark cell is scored (default profile,
-    tau 0.5). The exit status is 1 when the script fails.
+    tau 0.5). The exit status is 1 when the script fails. The script's output is shown without
+    terminal control sequences; --json gives it exactly.
     """
     language = _SUFFIX.get(script.suffix.lower())
     if language is None:
@@ -261,11 +262,12 @@ def exec_(
             payload.update(verdict)
         click.echo(json.dumps(payload, indent=2))
     else:
-        click.echo(result.stdout, nl=False)
+        # without terminal control sequences; --json has both streams as they were
+        click.echo(clean(result.stdout), nl=False)
         if result.stderr:
-            click.echo(result.stderr, nl=False, err=True)
+            click.echo(clean(result.stderr), nl=False, err=True)
         table = _summary(result)
         for key, value in (_verdict_rows(verdict) if verdict is not None else {}).items():
-            table.add_row(key, value)
+            table.add_row(key, safe_text(value))
         Console(stderr=True).print(table)
     sys.exit(0 if result.ok else 1)

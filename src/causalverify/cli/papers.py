@@ -12,8 +12,10 @@ from typing import Any
 import click
 
 from causalverify.cli._common import (
+    echo,
     echo_json,
     friendly_errors,
+    json_for_terminal,
     plain,
     status_progress,
     watch_retries,
@@ -203,7 +205,7 @@ def label(
         echo_json({**plain(summary), "labeller_pool": pool, "levels": levels})
         return
     _echo_summary(summary)
-    click.echo(f"labeller pool: {', '.join(pool)}")
+    echo(f"labeller pool: {', '.join(pool)}")
     if results is not None:
         for layer, counts in levels.items():
             shown = ", ".join(
@@ -255,10 +257,10 @@ def rid(run_dir: Path, models: str, n: int, seed: int, corpus: Path | None, **ac
         return
     for summary in summaries:
         _echo_summary(summary)
-    click.echo(f"papers: {', '.join(subset)}")
+    echo(f"papers: {', '.join(subset)}")
     for model, entry in (result.get("rid") or {}).get("models", {}).items():
         for layer, row in entry.items():
-            click.echo(
+            echo(
                 f"{model} {layer}: standard {row['standard']}/{row['n']}, RID {row['rid']}/{row['n']}"
                 f" (b={row['b']}, c={row['c']}, exact McNemar p={row['p_mcnemar']:.3g})"
             )
@@ -279,7 +281,7 @@ def show(run_dir: Path, as_json: bool) -> None:
     if as_json:
         from causalverify.analysis import dumps_summary
 
-        click.echo(dumps_summary(summary), nl=False)
+        click.echo(json_for_terminal(dumps_summary(summary)), nl=False)
         return
     click.echo(f"labels: {summary['label_source']}; headline scorer {summary['scorer']}")
     for model, by_scorer in summary["layers"].items():
@@ -287,7 +289,7 @@ def show(run_dir: Path, as_json: bool) -> None:
             f"{s}: L3 {_rate(v['L3'])} L4 {_rate(v['L4'])}" for s, v in by_scorer.items()
         )
         spread = summary["instability"].get(model, {}).get("range", math.nan)
-        click.echo(f"{model}  {cells}  L4 range {spread:.2f}")
+        echo(f"{model}  {cells}  L4 range {spread:.2f}")
 
 
 def _rate(entry: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from causalverify.cli._common import friendly_errors, step_progress
+from causalverify.cli._common import friendly_errors, json_for_terminal, step_progress
 from causalverify.cli._options import ci_option, quiet_option, resamples_option, unit_option
 
 
@@ -61,6 +61,7 @@ def report(
             ci="bootstrap" if ci == "bootstrap" else "wilson" if ci == "wilson" else "cluster",
         )
     if as_json:
-        click.echo((index.parent / "summary.json").read_text(encoding="utf-8"), nl=False)
+        summary = (index.parent / "summary.json").read_text(encoding="utf-8")
+        click.echo(json_for_terminal(summary), nl=False)
     else:
         click.echo(str(index))

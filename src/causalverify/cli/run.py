@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import echo_json, engine_progress, friendly_errors, plain
+from causalverify.cli._common import (
+    echo_json,
+    engine_progress,
+    friendly_errors,
+    plain,
+    safe_text,
+)
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -316,5 +322,7 @@ def _print_summary(summary: Any, console: Any) -> None:
         {"incomplete": {"cells": sum(by_model.values()), "by_model": by_model}}
     )
     if banner:
-        console.print(banner, style="bold red", markup=False)
-    console.print(f"store: {summary.run_dir / 'run.sqlite'}", style="dim", soft_wrap=True)
+        console.print(safe_text(banner, style="bold red"))
+    console.print(
+        safe_text(f"store: {summary.run_dir / 'run.sqlite'}", style="dim"), soft_wrap=True
+    )

@@ -7,7 +7,7 @@ from typing import Literal
 
 import click
 
-from causalverify.cli._common import echo_json, friendly_errors
+from causalverify.cli._common import echo_json, friendly_errors, safe_text
 
 
 @click.command("score")
@@ -113,4 +113,4 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
         {"incomplete": {"cells": sum(by_model.values()), "by_model": by_model}}
     )
     if banner:
-        console.print(banner, style="bold red", markup=False)
+        console.print(safe_text(banner, style="bold red"))

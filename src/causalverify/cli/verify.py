@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from causalverify.cli._common import echo_json, friendly_errors, step_progress
+from causalverify.cli._common import echo, echo_json, friendly_errors, step_progress
 from causalverify.cli._options import quiet_option, warm_option
 from causalverify.release import VerifyReport
 
@@ -113,5 +113,5 @@ def _print(report: VerifyReport) -> None:
             f"extracted value agrees {re.value_agree}/{re.n_cells}"
         )
     for problem in report.problems:
-        click.echo(f"  FAIL {problem}")
+        echo(f"  FAIL {problem}")  # may name a file or value of the release
     click.echo("verified" if report.ok else "verification FAILED")

@@ -4,14 +4,23 @@ Tests that need R, bubblewrap or the published reference data beside the checkou
 (``../shared``) skip, with the reason, only where those are truly absent. In CI (``CI`` set) they are
 installed by ``make setup``, so their absence there is a failure of the setup, not a reason to skip:
 the session stops with a clear message instead of reporting a green run that checked nothing.
+
+What is expensive to make and only read by the tests (a built suite, a finished run of the
+reference panel) is made once per session by the fixtures below; a test that wants to change one
+works on its own copy.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from run_e2e_helpers import PanelRun
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -52,9 +61,12 @@ def sandbox(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     return box
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects: the marks below must count
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     keep, drop = [], []
     for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
         params = getattr(getattr(item, "callspec", None), "params", {})
         if params.get("sandbox") == "warm" and params.get("language") == "r":
             drop.append(item)
@@ -63,3 +75,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+# -- built once per session, read by many ------------------------------------------------------
+#
+# A test that takes the reference panel's run is marked ``slow`` (see the hook above), so
+# ``make test-fast`` (``pytest -m "not slow"``) never pays for it; a suite takes seconds to build.
+
+SLOW_FIXTURES = frozenset({"reference_panel"})
+
+
+@pytest.fixture(scope="session")
+def default_suite_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default suite (100 scenarios), as ``causalverify build`` writes it."""
+    from causalverify.scenarios import build_suite
+
+    out = tmp_path_factory.getbasetemp() / "default-suite"
+    report = build_suite(out)
+    assert report.n_scenarios == 100 and report.violations == 0, report
+    return out
+
+
+@pytest.fixture(scope="session")
+def smoke_suite_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The smoke suite (one scenario per family)."""
+    from run_e2e_helpers import shared_root, smoke_suite
+
+    return smoke_suite(shared_root(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
+def reference_panel(tmp_path_factory: pytest.TempPathFactory) -> PanelRun:
+    """The offline reference panel (seven agents, R and Python) on the smoke suite: 56 cells in
+    the real sandbox. Needs R and bubblewrap; a test that takes it carries their marks."""
+    from run_e2e_helpers import reference_panel, shared_root
+
+    return reference_panel(shared_root(tmp_path_factory))

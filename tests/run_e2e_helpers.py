@@ -1,8 +1,10 @@
 """A shared offline run of the reference panel, built once per test session.
 
-``test_run_e2e`` checks what it contains; ``test_resume`` compares a killed-and-resumed run
-against it. The run covers one scenario per family (the ``smoke`` suite): every agent in R, and
-the ``textbook`` agent in Python too (a separate run folder).
+The run covers one scenario per family (the ``smoke`` suite) with every agent in R and in Python
+(56 cells). ``test_run_e2e`` checks what it contains, ``test_resume`` compares a killed-and-resumed
+run against its R cells, ``test_dask`` compares runs on Dask workers with it, and
+``test_explorer`` opens its report in a browser. ``tests/conftest.py`` hands it to tests as the
+session fixture ``reference_panel`` (and the suite as ``smoke_suite_dir``); nothing may change it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from causalverify.runner import REFERENCE_PANEL, RunConfig, RunSummary, run_benchmark
+from causalverify.runner import RunConfig, RunSummary, run_benchmark
 from causalverify.scenarios import build_suite
 from causalverify.store import CellRecord, RunStore
 
@@ -66,32 +68,21 @@ def smoke_suite(root: Path) -> Path:
 
 
 @functools.cache
-def panel_r(root: Path) -> PanelRun:
-    """All seven reference agents, in R, on the smoke suite (28 cells)."""
+def reference_panel(root: Path) -> PanelRun:
+    """All seven reference agents, in R and Python, on the smoke suite (56 cells)."""
     return _finish(
         RunConfig(
             suite_dir=smoke_suite(root),
-            out_dir=root / "panel-r",
-            languages=("r",),
+            out_dir=root / "panel",
             workers=2,
             cache_path=root / "cache.sqlite",
         )
     )
 
 
-@functools.cache
-def textbook_python(root: Path) -> PanelRun:
-    """The textbook agent in Python on the smoke suite (4 cells)."""
-    return _finish(
-        RunConfig(
-            suite_dir=smoke_suite(root),
-            out_dir=root / "textbook-python",
-            models=(REFERENCE_PANEL[0],),
-            languages=("python",),
-            workers=2,
-            cache_path=root / "cache.sqlite",
-        )
-    )
+def only_language(run: PanelRun, language: str) -> tuple[CellRecord, ...]:
+    """The run's records in one language, in the store's order."""
+    return tuple(r for r in run.records if r.key.language == language)
 
 
 def shared_root(factory: pytest.TempPathFactory) -> Path:

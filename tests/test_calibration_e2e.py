@@ -30,7 +30,13 @@ from causalverify.runner import RunConfig, default_stages, run_benchmark
 from causalverify.scenarios import Scenario, load_suite
 from causalverify.store import RunStore
 from fake_openai import Behaviour, ErrorReply, FakeOpenAIServer, Reply
-from run_e2e_helpers import needs_r_and_sandbox, panel_r, shared_root, smoke_suite
+from run_e2e_helpers import (
+    PanelRun,
+    needs_r_and_sandbox,
+    only_language,
+    shared_root,
+    smoke_suite,
+)
 
 pytestmark = needs_r_and_sandbox
 
@@ -153,14 +159,14 @@ def test_elicitation_through_the_openai_server_is_stored_and_resumable(
 
 
 def test_reference_panel_calibrates_offline_through_the_cli(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+    tmp_path: Path, reference_panel: PanelRun
 ) -> None:
-    panel = panel_r(shared_root(tmp_path_factory))
     run_dir = tmp_path / "panel"
     run_dir.mkdir()
-    with RunStore.open(panel.config.out_dir) as src, RunStore.open(run_dir, create=True) as dst:
-        dst.set_meta(src.meta())
-        for cell in src.iter_cells():
+    src_dir = reference_panel.config.out_dir
+    with RunStore.open(src_dir) as src, RunStore.open(run_dir, create=True) as dst:
+        dst.set_meta({**src.meta(), "languages": ["r"]})
+        for cell in only_language(reference_panel, "r"):  # the panel's R cells: 28 answers
             dst.put_cell(cell)
     runner = CliRunner()
     args = ["calibrate", str(run_dir), "--quiet", "--cache", str(tmp_path / "c.sqlite")]

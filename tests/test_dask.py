@@ -16,8 +16,8 @@ from causalverify.errors import SandboxUnavailableError
 from causalverify.runner import RunConfig, run_benchmark
 from causalverify.runner.summary import ProgressEvent
 from causalverify.sandbox.dask import DaskSandbox
-from causalverify.scenarios import build_suite
 from causalverify.store import RunStore, stable_view
+from run_e2e_helpers import PanelRun
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -28,15 +28,15 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def local_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunConfig, list[object]]:
+def local_run(
+    reference_panel: PanelRun, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[RunConfig, list[object]]:
+    """The session's local run of the reference panel, and a configuration that writes elsewhere."""
     root = tmp_path_factory.mktemp("dask")
-    build_suite(root / "suite", suite="smoke")
-    config = RunConfig(
-        suite_dir=root / "suite", out_dir=root / "local", workers=2, cache_path=root / "c.sqlite"
+    config = dataclasses.replace(
+        reference_panel.config, out_dir=root / "local", cache_path=root / "c.sqlite"
     )
-    run_benchmark(config)
-    with RunStore.open(config.out_dir) as store:
-        return config, [stable_view(r) for r in store.iter_cells()]
+    return config, [stable_view(r) for r in reference_panel.records]
 
 
 def _cells(out: Path) -> list[object]:

@@ -1,8 +1,9 @@
 """The report's cell explorer in a real browser (Debian's headless Chromium, driven by Playwright),
 language invariance, and ``causalverify view``.
 
-The run: the reference panel on the smoke suite in R and Python (56 cells). The browser opens
-the report from disk, as a newcomer would, and every request it makes is recorded.
+The run: the reference panel on the smoke suite in R and Python (56 cells, the session's shared
+run). The browser opens the report from disk, as a newcomer would, and every request it makes is
+recorded.
 """
 
 from __future__ import annotations
@@ -25,10 +26,9 @@ from causalverify.cli.view import serve
 from causalverify.records import CellKey, CellRecord
 from causalverify.report import write_report
 from causalverify.report.explorer import cell_address
-from causalverify.runner import RunConfig, run_benchmark
-from causalverify.scenarios import build_suite
 from causalverify.scoring import rescore
 from causalverify.store import RunStore
+from run_e2e_helpers import PanelRun
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = [
@@ -50,21 +50,16 @@ ARGS = [
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("explorer")
-    build_suite(root / "suite", suite="smoke")
-    config = RunConfig(
-        suite_dir=root / "suite", out_dir=root / "run", workers=2, cache_path=root / "c.sqlite"
-    )
-    run_benchmark(config)
-    write_report(config.out_dir, config.out_dir / "report", n_resamples=50)
-    return config.out_dir
+def run_dir(reference_panel: PanelRun) -> Path:
+    """The session's run of the panel, with its report (``causalverify view`` looks beside it)."""
+    out = reference_panel.config.out_dir
+    write_report(out, out / "report", n_resamples=50)
+    return out
 
 
 @pytest.fixture(scope="module")
-def records(run_dir: Path) -> list[CellRecord]:
-    with RunStore.open(run_dir) as store:
-        return list(store.iter_cells())
+def records(reference_panel: PanelRun) -> list[CellRecord]:
+    return list(reference_panel.records)
 
 
 class Browser:
@@ -212,6 +207,7 @@ def _fake(i: int, stdout: str = "ESTIMATE: 0.5\n") -> CellRecord:
 
 
 @needs_browser
+@pytest.mark.slow
 def test_twenty_thousand_cells_and_hostile_output(tmp_path: Path, browser: Browser) -> None:
     hostile = '<script>window.PWNED = 1</script><img src=x onerror="window.PWNED = 2">\n'
     records = [_fake(i) for i in range(20_000)]

@@ -1,5 +1,6 @@
 """The modern-designs suite end to end: builds, canonicals against independent implementations,
-the suite rules, and the reference panel on every scenario in R and Python."""
+the suite rules, the textbook agent on every scenario in R and Python, and the naive agent on a
+spread of them (printing what the in-process naive answer, checked on every scenario, computes)."""
 
 from __future__ import annotations
 
@@ -198,36 +199,58 @@ for (i in seq(1, length(args), by = 2)) {
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 @needs_r
 def test_textbook_scores_everything_and_naive_fails_every_design(
     suite_dir: Path, tmp_path: Path
 ) -> None:
+    # textbook on every scenario in both languages (120 cells)
     config = RunConfig(
         suite_dir=suite_dir,
         out_dir=tmp_path / "run",
-        models=("reference/textbook", "reference/naive"),
+        models=("reference/textbook",),
         workers=2,
         cache_path=tmp_path / "cache.sqlite",
     )
     summary = run_benchmark(config)
-    assert summary.total == 60 * 2 * 2
+    assert summary.total == 60 * 2
     with RunStore.open(config.out_dir) as store:
-        cells = list(store.iter_cells())
-    textbook = [c for c in cells if c.key.model == "reference/textbook"]
+        textbook = list(store.iter_cells())
     assert all(c.status == "correct" for c in textbook), [
         (c.key, c.status, c.execution.stderr[-300:] if c.execution else "")
         for c in textbook
         if c.status != "correct"
     ]
+    # naive on three scenarios per design in both languages: each cell is wrong and prints what
+    # naive_answer computes in process, which misses every scenario of the suite (tested above)
+    naive_run = RunConfig(
+        suite_dir=suite_dir,
+        out_dir=tmp_path / "naive",
+        models=("reference/naive",),
+        limit=9,
+        workers=2,
+        cache_path=tmp_path / "cache.sqlite",
+    )
+    assert run_benchmark(naive_run).total == 9 * 2
+    with RunStore.open(naive_run.out_dir) as store:
+        naive = list(store.iter_cells())
+    suite = load_suite(suite_dir)
+    by_id = {s.id: s for s in suite.scenarios}
     for family in MODERN_FAMILIES:
-        naive = [c for c in cells if c.key.model == "reference/naive" and c.family == family]
-        assert naive and all(c.status == "wrong" for c in naive), family
+        cells = [c for c in naive if c.family == family]
+        assert {c.key.language for c in cells} == {"r", "python"}, family
+        assert all(c.status == "wrong" for c in cells), family
+        for cell in cells:
+            scenario = by_id[cell.key.scenario_id]
+            expected = naive_answer(family, suite.read_data(scenario))
+            assert cell.scores is not None and cell.scores.estimate is not None, cell.key
+            assert cell.scores.estimate == pytest.approx(expected, rel=1e-6, abs=1e-9), cell.key
     # the report names the suite and shows each design; a release of the run verifies
     index = write_report(config.out_dir, config.out_dir / "report", n_resamples=50)
-    summary = json.loads((index.parent / "summary.json").read_text())
-    assert summary["title"].endswith("the modern suite")
-    assert summary["families"] == ["FUZZY_RDD", "STAGGERED_DID", "SYNTHETIC_CONTROL"]
+    report_summary = json.loads((index.parent / "summary.json").read_text())
+    assert report_summary["title"].endswith("the modern suite")
+    assert report_summary["families"] == ["FUZZY_RDD", "STAGGERED_DID", "SYNTHETIC_CONTROL"]
     release = tmp_path / "release"
     freeze_run(config.out_dir, release)
     report = verify_release(release, reexecute=True, limit=6)

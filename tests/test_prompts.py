@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -162,15 +163,10 @@ def test_unknown_protocol_is_rejected() -> None:
         _render("did", "r", "published")
 
 
-@pytest.mark.slow
-def test_every_default_scenario_shows_its_file_head_verbatim(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    from causalverify.scenarios import build_suite, load_suite
+def test_every_default_scenario_shows_its_file_head_verbatim(default_suite_dir: Path) -> None:
+    from causalverify.scenarios import load_suite
 
-    out = tmp_path_factory.mktemp("prompts") / "suite"
-    build_suite(out)
-    suite = load_suite(out)
+    suite = load_suite(default_suite_dir)
     for scenario in suite.scenarios:
         rendered = render_experiment_b(
             scenario,

@@ -7,12 +7,13 @@ R and in Python in the sandbox (about 200 executions, two at a time).
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from causalverify.families import LANGUAGES, Language
 from causalverify.reference import write_response
-from causalverify.scenarios import Suite, build_suite, load_suite
+from causalverify.scenarios import Suite, load_suite
 from causalverify.scenarios.model import Scenario
 from reference_exec import HAS_R, code_blocks, estimate_values, labelled_values, run_code
 
@@ -25,10 +26,8 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def suite(tmp_path_factory: pytest.TempPathFactory) -> Suite:
-    out = tmp_path_factory.mktemp("gold") / "suite"
-    build_suite(out)
-    return load_suite(out)
+def suite(default_suite_dir: Path) -> Suite:
+    return load_suite(default_suite_dir)
 
 
 def _textbook_estimate(suite: Suite, scenario: Scenario, language: Language) -> str | float:

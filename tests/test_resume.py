@@ -1,5 +1,6 @@
 """Kill ``causalverify run`` with SIGKILL at several points, resume it, and compare the final store
-with an uninterrupted run of the same configuration."""
+with an uninterrupted run of the same configuration (the R cells of the session's shared run of the
+reference panel)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from causalverify.errors import StoreError
 from causalverify.store import RunStore, stable_view
-from run_e2e_helpers import needs_r_and_sandbox, panel_r, shared_root
+from run_e2e_helpers import PanelRun, needs_r_and_sandbox, only_language
 
 pytestmark = needs_r_and_sandbox
 
@@ -51,9 +50,9 @@ def _kill_after(command: list[str], run_dir: Path, cells: int, timeout: float = 
 
 
 def test_killed_and_resumed_run_equals_an_uninterrupted_one(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+    tmp_path: Path, reference_panel: PanelRun
 ) -> None:
-    reference = panel_r(shared_root(tmp_path_factory))
+    reference = only_language(reference_panel, "r")
     run_dir = tmp_path / "run"
     command = [
         sys.executable,
@@ -61,7 +60,7 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_one(
         _CLI,
         "run",
         "--suite",
-        str(reference.config.suite_dir),
+        str(reference_panel.config.suite_dir),
         "--out",
         str(run_dir),
         "--languages",
@@ -74,15 +73,15 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_one(
     ]
     counts = [_kill_after(command, run_dir, cells) for cells in (1, 6, 14)]
     assert counts[0] >= 1 and counts[1] >= 6 and counts[2] >= 14
-    assert counts[2] < len(reference.records), "killed too late to test resuming mid-way"
+    assert counts[2] < len(reference), "killed too late to test resuming mid-way"
     finished = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert finished.returncode == 0, finished.stderr
     with RunStore.open(run_dir) as store:
         resumed = list(store.iter_cells())
         meta = store.meta()
         (rows,) = store._conn.execute("SELECT COUNT(*) FROM cells").fetchone()
-    assert rows == len(resumed) == len(reference.records) == 28
-    assert [r.key for r in resumed] == [r.key for r in reference.records]
-    for got, want in zip(resumed, reference.records, strict=True):
+    assert rows == len(resumed) == len(reference) == 28
+    assert [r.key for r in resumed] == [r.key for r in reference]
+    for got, want in zip(resumed, reference, strict=True):
         assert stable_view(got) == stable_view(want), got.key
     assert meta["command_line"][:2] == ["causalverify", "run"]

@@ -1,7 +1,8 @@
 """End to end, offline: the reference panel on a built smoke suite, in the real sandbox.
 
-One scenario per family; all seven agents in R and the textbook agent in Python. Each agent must
-land where its documented behaviour says, and a rerun must neither add nor change anything.
+One scenario per family; all seven agents in R and in Python (the session's shared run, the
+``reference_panel`` fixture). Each agent must land where its documented behaviour says, and a
+rerun must neither add nor change anything.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from causalverify.reference import AGENTS
 from causalverify.reference._agents import fragile_fault
 from causalverify.runner import REFERENCE_PANEL, run_benchmark
 from causalverify.store import CellRecord, RunStore, cells_frame, stable_view
-from run_e2e_helpers import PanelRun, needs_r_and_sandbox, panel_r, shared_root, textbook_python
+from run_e2e_helpers import PanelRun, needs_r_and_sandbox
 
 pytestmark = needs_r_and_sandbox
 
 
 @pytest.fixture
-def panel(tmp_path_factory: pytest.TempPathFactory) -> PanelRun:
-    return panel_r(shared_root(tmp_path_factory))
+def panel(reference_panel: PanelRun) -> PanelRun:
+    return reference_panel
 
 
 def by_agent(records: tuple[CellRecord, ...], agent: str) -> list[CellRecord]:
@@ -28,17 +29,15 @@ def by_agent(records: tuple[CellRecord, ...], agent: str) -> list[CellRecord]:
 
 def test_the_panel_is_the_default_and_every_cell_is_stored(panel: PanelRun) -> None:
     assert tuple(f"reference/{a}" for a in AGENTS) == REFERENCE_PANEL
-    assert panel.summary.total == panel.summary.computed == 4 * 7 == len(panel.records)
+    assert panel.summary.total == panel.summary.computed == 4 * 7 * 2 == len(panel.records)
     assert {r.family for r in panel.records} == {"did", "event_study", "iv", "rdd"}
+    assert {r.key.language for r in panel.records} == {"r", "python"}
     assert all(r.execution is None or r.execution.sandboxed for r in panel.records)
     assert panel.summary.cost_usd == 0.0 and panel.summary.requests == 0
 
 
-def test_textbook_is_always_correct_in_both_languages(
-    panel: PanelRun, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    python = textbook_python(shared_root(tmp_path_factory))
-    cells = by_agent(panel.records, "textbook") + list(python.records)
+def test_textbook_is_always_correct_in_both_languages(panel: PanelRun) -> None:
+    cells = by_agent(panel.records, "textbook")
     assert len(cells) == 8 and {c.key.language for c in cells} == {"r", "python"}
     assert [c.status for c in cells] == ["correct"] * 8, [c.execution for c in cells]
     errors = [c.scores.rel_error for c in cells if c.scores is not None]
@@ -73,7 +72,7 @@ def test_summary_rates_match_the_table(panel: PanelRun) -> None:
     assert not frame.duplicated(["scenario_id", "model", "language", "sample"]).any()
     for model in panel.summary.models:
         rows = frame[frame["model"] == model.model]
-        assert model.cells == len(rows) == 4
+        assert model.cells == len(rows) == 8
         assert model.L2b == pytest.approx(rows["L2b"].mean())
         assert model.L2b_plus == pytest.approx(rows["L2b_plus"].mean())
     textbook = next(m for m in panel.summary.models if m.model == "reference/textbook")
@@ -84,7 +83,7 @@ def test_rerun_adds_and_changes_nothing(panel: PanelRun) -> None:
     with RunStore.open(panel.config.out_dir) as store:
         seq_before = store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall()
     again = run_benchmark(panel.config)
-    assert again.computed == 0 and again.skipped == again.total == 28
+    assert again.computed == 0 and again.skipped == again.total == 56
     with RunStore.open(panel.config.out_dir) as store:
         after = tuple(store.iter_cells())
         assert store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall() == seq_before
@@ -92,4 +91,4 @@ def test_rerun_adds_and_changes_nothing(panel: PanelRun) -> None:
     assert after == panel.records  # byte-identical records, timings included
     assert [stable_view(r) for r in after] == [stable_view(r) for r in panel.records]
     assert meta["environment"]["r_version"] and meta["sandbox_policy"]["unsafe"] is False
-    assert meta["models"] == list(REFERENCE_PANEL) and meta["languages"] == ["r"]
+    assert meta["models"] == list(REFERENCE_PANEL) and meta["languages"] == ["r", "python"]

@@ -28,11 +28,9 @@ from causalverify.scenarios.grid import DEFAULT_GRID
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("suite") / "default"
-    report = build_suite(out)
-    assert report.n_scenarios == 100 and report.violations == 0
-    return out
+def built(default_suite_dir: Path) -> Path:
+    """The session's default suite (its build reported 100 scenarios and no violation)."""
+    return default_suite_dir
 
 
 @pytest.fixture(scope="module")

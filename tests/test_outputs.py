@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from causalverify.cli import main
 from causalverify.records import ExecResult, OutputOrigin
-from causalverify.sandbox import Limits, Sandbox, line_origins
+from causalverify.sandbox import Limits, Sandbox, get_sandbox, line_origins
 from causalverify.sandbox.fitlog import parse_fit_log
 from causalverify.sandbox.outputs import MAX_OUTPUTS, parse_outputs
 
@@ -406,3 +406,13 @@ def test_exec_json_shows_the_output_origins(tmp_path: Path) -> None:
     assert origin["line"] == 2 and origin["function"] == "cat"
     assert origin["code"] == 'cat("Estimate:", x, "\\n")'
     assert (origin["first_line"], origin["last_line"]) == (1, 1)
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+def test_warm_and_cold_cells_record_the_same_origins() -> None:
+    warm, cold = get_sandbox(warm=True), get_sandbox(warm=False)
+    a = warm.run(PY_MIXED, "python", {"data/d.csv": CSV.encode()}, LIMITS)
+    b = cold.run(PY_MIXED, "python", {"data/d.csv": CSV.encode()}, LIMITS)
+    assert a.ok and b.ok
+    assert a.outputs == b.outputs and len(a.outputs) > 5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import http
 import http.server
 import threading
 from pathlib import Path
@@ -21,14 +22,56 @@ def _report_index(run_dir: Path) -> Path:
     )
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
+#: the only names a request may give in its Host header (with or without the served port)
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
+
+
+def loopback_host(value: str | None, port: int) -> bool:
+    """Whether a Host header names this server by a loopback name.
+
+    A page on any other name (``evil.example`` whose DNS answer was switched to 127.0.0.1, "DNS
+    rebinding") is refused, so it cannot read the report through the browser.
+    """
+    if value is None:
+        return False
+    host = value.strip().lower()
+    if host.startswith("["):  # an IPv6 literal: [::1] or [::1]:port
+        name, _, after = host.partition("]")
+        name, given = name + "]", after.removeprefix(":")
+        if after and (not after.startswith(":") or given != str(port)):
+            return False
+    else:
+        name, sep, given = host.partition(":")
+        if sep and given != str(port):
+            return False
+    return name in LOOPBACK_HOSTS
+
+
+class _ReportHandler(http.server.SimpleHTTPRequestHandler):
+    """Files of the report folder, answered only to requests that name a loopback host."""
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        hosts = self.headers.get_all("Host") or []
+        port = int(self.connection.getsockname()[1])  # the port this request came in on
+        if len(hosts) != 1 or not loopback_host(hosts[0], port):
+            self.send_error(
+                http.HTTPStatus.MISDIRECTED_REQUEST,
+                "Misdirected Request",
+                "this server answers only to the Host 127.0.0.1, localhost or [::1]",
+            )
+            return False
+        return True
+
     def log_message(self, format: str, *args: object) -> None:
         return
 
 
 def serve(folder: Path, port: int) -> http.server.ThreadingHTTPServer:
-    """A server for ``folder`` on 127.0.0.1 only (``port`` 0 picks a free one)."""
-    handler = functools.partial(_Quiet, directory=str(folder))
+    """A server for ``folder`` on 127.0.0.1 only (``port`` 0 picks a free one), answering only
+    requests whose Host header is a loopback name (see :func:`loopback_host`)."""
+    handler = functools.partial(_ReportHandler, directory=str(folder))
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
@@ -38,7 +81,8 @@ def serve(folder: Path, port: int) -> http.server.ThreadingHTTPServer:
     "--serve",
     "serve_it",
     is_flag=True,
-    help="Serve the report folder on 127.0.0.1 (for browsers that refuse local files).",
+    help="Serve the report folder on 127.0.0.1 (for browsers that refuse local files); "
+    "requests naming any host but 127.0.0.1, localhost or [::1] are refused.",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the paths (and URL) as JSON.")

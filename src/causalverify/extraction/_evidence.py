@@ -46,7 +46,8 @@ STRONG_STAT: Final = re.compile(
     r"|p[- ]?val|\bp\b|pr\(|\bci\b|conf|interval|lower|upper|\blo\b|\bhi\b|f[- ]?stat|\bf\b"
     r"|\bn\b|\bobs\b|observations|r[- ]?squared|r²|\br2\b|\bsd\b|variance|\bvar\b|\bdf\b"
     r"|degrees|rmse|\baic\b|\bbic\b|likelihood|hausman|sargan|significan|\bmse\b"
-    r"|wald (test|stat|chi)|\bchi|statistic"
+    r"|wald (test|stat|chi)|\bchi|statistic|fraction|proportion|share of"
+    r"|\b(pct|percent|%) ?(positive|negative|significant)|\b(positive|negative) (share|fraction)"
 )
 #: a label that names a setup quantity or a description of the data, unless it names an effect
 STAT_WORDS: Final = re.compile(
@@ -138,20 +139,29 @@ def _last_clause(label: str) -> str:
     return ""
 
 
+def _window_evidence(cand: Candidate, text: str, family: Family) -> None:
+    """An event window that ends before the event is a placebo (``CAR[-10,-2]``)."""
+    window = _WINDOW.search(text)
+    if family == "event_study" and window and int(window.group(2)) < 0:
+        cand.add(-3.0, f"the window {window.group(0)} lies before the event (a placebo)")
+
+
 def column_evidence(cand: Candidate, family: Family) -> bool:
     """A number in a table column: the column says what it is, the row label which one.
     Returns False when the number is not in a column (the label is then read as a label)."""
     p = cand.printed
     if not p.column:
         return False
-    column = p.column.lower().replace("_", " ").replace(".", " ")
+    column = (
+        re.sub(r"(?<=[a-z])(?=[A-Z])", " ", p.column).lower().replace("_", " ").replace(".", " ")
+    )
     if STRONG_STAT.search(column) or (
         STAT_WORDS.search(column) and not EFFECT_WORDS.search(column)
     ):
         cand.veto = cand.veto or f"column {p.column!r} holds a statistic, not an estimate"
         return True
     if EFFECT_WORDS.search(column):
-        short = 0 < p.rows <= SHORT_TABLE
+        short = 0 < p.rows <= SHORT_TABLE and "table" not in cand.kinds
         cand.add(1.5, f"in the column {p.column!r}", "column" if short else None)
         cand.effect_column = True
     row = unicodedata.normalize("NFKC", p.label).replace("_", " ").lower()
@@ -171,6 +181,7 @@ def column_evidence(cand: Candidate, family: Family) -> bool:
         cand.add(-2.0, f"the row {p.label!r} is an OLS result")
     if _FAMILY_GOOD[family].search(row):
         cand.add(1.0, f"the row {p.label!r} names the {family} design")
+    _window_evidence(cand, row, family)
     return True
 
 
@@ -213,9 +224,7 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
         cand.add(-3.0, "the label marks a naive or comparison estimate")
     if re.search(r"\bmedian\b", near):
         cand.add(-2.0, "the label names a median, not the mean effect")
-    window = _WINDOW.search(near)
-    if family == "event_study" and window and int(window.group(2)) < 0:
-        cand.add(-3.0, f"the window {window.group(0)} lies before the event (a placebo)")
+    _window_evidence(cand, near, family)
     if _FAMILY_BAD[family].search(near):
         cand.add(-3.0, f"the label names a quantity other than the {family} effect")
     if family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(near) and not IV_CONTEXT.search(near):
@@ -304,7 +313,11 @@ def fit_evidence(cand: Candidate, index: FitIndex) -> int | None:
     hits = index.matching(p.value, decimals)
     effects = [h for h in hits if h.effect is not None]
     if effects:
-        best = max(effects, key=lambda h: (h.effect.design, h.fit) if h.effect else (0, 0))
+        # the fit it prints most closely (ties: the design's estimator, then the first fit)
+        best = min(
+            effects,
+            key=lambda h: (abs(h.value - p.value), -(h.effect.design if h.effect else 0), h.fit),
+        )
         eff = best.effect
         assert eff is not None
         how = "exactly" if p.significant >= 4 else "only by rounding"

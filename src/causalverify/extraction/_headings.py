@@ -6,6 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from causalverify.extraction._terms import SECONDARY
+
 _DECORATED: Final = re.compile(r"^\s*[=#\-*~]{2,}|[=#\-*~]{3,}\s*$")
 _CAPS_HEADING: Final = re.compile(r"^\s*[A-Z][A-Z0-9 ,:()/&-]{4,}\s*$")
 _COLON_HEADING: Final = re.compile(r"^\s*[^:]{3,60}:\s*$")
@@ -73,10 +75,40 @@ def sections(stdout: str) -> list[str]:
     Wider than :func:`headings`: any short line of words (``Placebo test``, ``Robustness (window
     0 to +2) | Window [0,2]``) also starts a section, since it says what follows.
     """
+    lines = stdout.splitlines()
+    kinds: list[str] = []  # per line: "major", "minor" or ""
+    major_seen = False
+    for raw in lines:
+        if _MAJOR_RULE.match(raw):
+            kinds.append("")  # a rule of ``===`` frames a heading; it is not one
+        elif is_heading(raw) or _caption(raw.strip()):
+            major = bool(_MAJOR.search(raw)) or not major_seen
+            major_seen = major_seen or major
+            kinds.append("major" if major else "minor")
+        else:
+            kinds.append("")
+    # a major section whose minor sections include a robustness or placebo one is a container
+    # of variants: its unmarked minor sections do not inherit what the major heading says
+    mixed: set[int] = set()
+    owner = -1
+    for i, kind in enumerate(kinds):
+        if kind == "major":
+            owner = i
+        elif kind == "minor" and owner >= 0 and SECONDARY.search(lines[i].lower()):
+            mixed.add(owner)
     current = ""
+    owner = -1
     out: list[str] = []
-    for raw in stdout.splitlines():
+    for i, raw in enumerate(lines):
         out.append(current)
-        if is_heading(raw) or _caption(raw.strip()):
-            current = raw.lower()
+        if kinds[i] == "major":
+            owner, current = i, raw.lower()
+        elif kinds[i] == "minor":
+            inherit = owner >= 0 and owner not in mixed
+            current = f"{lines[owner].lower()} | {raw.lower()}" if inherit else raw.lower()
     return out
+
+
+#: a major heading: ``===``, ``##``, or upper case (a minor one is ``---`` or plain words)
+_MAJOR: Final = re.compile(r"={2,}|^\s*#{1,3}\s|^\s*[A-Z][A-Z0-9 ,:()/&\[\]+-]{6,}\s*$")
+_MAJOR_RULE: Final = re.compile(r"^\s*[=#*~_-]{3,}\s*$")

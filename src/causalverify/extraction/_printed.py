@@ -285,6 +285,7 @@ _TWO_WORDS: Final = frozenset(
     }
 )
 _TOKEN: Final = re.compile(r"\S+")
+_LEADING_INDEX: Final = re.compile(r"^\s*\d+:?(?=\s)")
 _ROW_INDEX: Final = re.compile(r"\d+:?|\[\d+,?\]")
 
 
@@ -304,23 +305,36 @@ def _header_spans(header: str) -> list[tuple[int, int, str]]:
 
 
 def _columns(header: str | None, raw: str) -> _Row | None:
-    """The columns of a row printed under a header of names (a data frame, a table of
-    specifications, a coefficient table): each number is under the name whose right edge it
-    shares (R and pandas right-align numbers and their names)."""
+    """The columns of a row printed under a header of names (a data frame, a tibble, a table of
+    specifications, a coefficient table). A number belongs to the column whose name ends at or
+    after its end, after the previous name (R, pandas and tibbles right-align numbers and their
+    names, tibbles up to the decimal point); a leading row index and numbers in brackets
+    (``[-1,1]``) belong to the row's label."""
     if header is None:
         return None
-    head = clean_line(header)
-    spans = _header_spans(head)
+    spans = _header_spans(clean_line(header))
     if not spans or len(spans) > 40:
         return None
     text = clean_line(raw)
+    depths, _ = _depths(text)
+    index = _LEADING_INDEX.match(text)
     mapping: dict[int, str] = {}
     first = None
     last_end = None
     for i, m in enumerate(_VALUE.finditer(text)):
+        if depths[m.start()] > 0 or (index and m.end() <= index.end() and m.end() <= spans[0][0]):
+            continue
+        if text[: m.start()].rstrip()[-1:] in ("=", ":"):
+            continue  # ``h=0.30`` inside a row's label
         end = m.end() + (1 if text[m.end() : m.end() + 1] == "%" else 0)
-        name = next((n for _s, e, n in spans if abs(e - end) <= 1), None)
-        if name is None:
+        name = None
+        prev = -1
+        for _s, e, n in spans:
+            if prev < end <= e + 1:
+                name = n
+                break
+            prev = e + 1
+        if name is None or name in mapping.values():
             continue
         if last_end is not None and text[last_end : m.start()].strip(" *()%<>"):
             return None  # words between two values: a sentence, not a row
@@ -330,6 +344,8 @@ def _columns(header: str | None, raw: str) -> _Row | None:
     if len(mapping) < 2 or first is None or re.search(r"[:=]\s*$", text[:first]):
         return None
     label = text[:first].strip()
+    if index is not None and label.startswith(index.group(0).strip()):
+        label = label[len(index.group(0).strip()) :].strip()
     return _Row(mapping, "" if _ROW_INDEX.fullmatch(label) else label)
 
 

@@ -343,6 +343,7 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
         )
     listed = [_listed(g) for g in groups[:MAX_LISTED]]
     best = groups[0]
+    contenders = [g for g in groups if best.score - g.score < MARGIN]
     why = _why(best.best)
     missing = _missing_headline(candidates, best)
     if missing is not None:
@@ -353,7 +354,7 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
             line=None,
             ambiguous=True,
             undecided=True,
-            candidates=listed,
+            candidates=[_listed(g) for g in contenders[:MAX_LISTED]],
             rationale=(
                 f"undecided: the main result printed on line {missing.printed.line} is missing "
                 f"({missing.printed.token}: {_why(missing)}); the best number printed, "
@@ -375,6 +376,8 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
             )
         return rec
     runner = rival or groups[1]
+    # the contenders: the groups the evidence does not separate from the best
+    contenders = [g for g in groups if best.score - g.score < MARGIN or g is rival]
     return ExtractionRecord(
         method="deterministic",
         value=None,
@@ -382,7 +385,7 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
         line=None,
         ambiguous=True,
         undecided=True,
-        candidates=listed,
+        candidates=[_listed(g) for g in contenders[:MAX_LISTED]],
         rationale=(
             f"undecided: {best.best.value!r} (line {best.best.printed.line}, score "
             f"{best.score:.1f}: {why}) and {runner.best.value!r} (line "

@@ -10,7 +10,8 @@ paper``), rescores every cell with today's extractor, runs ``compare`` and print
   installed here) and over all cells;
 - value agreement: our extracted value against the published judge's (``--value-rtol``);
 - accuracy against the hand-read labels: right, undecided, no estimate, confidently wrong;
-- the undecided and no-estimate shares of the executed cells;
+- the undecided and no-estimate shares of the executed cells, and how many undecided cells
+  scoring could not settle either (their candidates pass and fail alike: ``unresolved``);
 - every confidently-wrong cell with our reading and the hand-read one.
 
 The replay is kept in ``--work`` (suite, run store, response cache); a second run resumes it and
@@ -103,6 +104,8 @@ def render(figures: dict[str, Any], timing: dict[str, float], cells_now: dict[st
         "",
         f"executed cells {ran['executed']:>33}",
         f"  undecided {ran['undecided']:>37}  ({_share(ran['undecided_share'])})",
+        f"    of which unresolved by scoring {ran['unresolved']:>14}  "
+        f"({_share(ran['unresolved_share'])})",
         f"  no estimate {ran['no_estimate']:>35}  ({_share(ran['no_estimate_share'])})",
         "",
         f"hand-read labels {acc['labels']:>31}  ({acc['assessed']} on cells executed here)",

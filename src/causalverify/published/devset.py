@@ -42,6 +42,7 @@ from causalverify.published.handlabels import (
     executed,
     extracted_value,
     is_undecided,
+    is_unresolved,
     read_labels,
     stdout_line,
     verdict,
@@ -306,11 +307,14 @@ def executed_figures(records: Iterable[CellRecord]) -> dict[str, Any]:
     """Executed cells, and how many of them are undecided or have no estimate."""
     ran = [r for r in records if r.key.sample == 0 and executed(r)]
     undecided = sum(is_undecided(r) for r in ran)
+    unresolved = sum(is_unresolved(r) for r in ran)
     no_estimate = sum(not is_undecided(r) and extracted_value(r) is None for r in ran)
     return {
         "executed": len(ran),
         "undecided": undecided,
         "undecided_share": _share(undecided, len(ran)),
+        "unresolved": unresolved,
+        "unresolved_share": _share(unresolved, len(ran)),
         "no_estimate": no_estimate,
         "no_estimate_share": _share(no_estimate, len(ran)),
     }

@@ -132,17 +132,16 @@ def same_reading(extracted: float, labelled: float, *, rtol: float = LABEL_RTOL)
 
 
 def is_undecided(record: CellRecord) -> bool:
-    """The extractor said it cannot decide: the cell's status is ``"undecided"``, or its
-    extraction says so (an ``undecided`` flag, or a ``status`` / ``decision`` of
-    ``"undecided"``)."""
+    """The extractor could not separate the printed candidates (``ExtractionRecord.undecided``,
+    or the cell's status is ``"undecided"``)."""
     if str(record.status) == "undecided":
         return True
-    if record.extraction is None:
-        return False
-    fields = record.extraction.model_dump()
-    if fields.get("undecided") is True:
-        return True
-    return any(str(fields.get(k, "")).lower() == "undecided" for k in ("status", "decision"))
+    return record.extraction is not None and record.extraction.undecided
+
+
+def is_unresolved(record: CellRecord) -> bool:
+    """Undecided and not settled by scoring either (its candidates pass and fail alike)."""
+    return str(record.status) == "undecided"
 
 
 def executed(record: CellRecord) -> bool:

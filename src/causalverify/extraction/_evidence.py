@@ -305,7 +305,9 @@ class FitIndex:
 
 
 def fit_evidence(cand: Candidate, index: FitIndex) -> int | None:
-    """Which fitted coefficient the number prints: the fit's index when it is the effect."""
+    """Which fitted coefficient the number prints. Returns the fit's index when the number is
+    an effect coefficient of exactly one fit (None otherwise; ``cand.kinds`` says if it is a
+    fitted effect at all)."""
     p = cand.printed
     if p.significant < 2 or not index.coefs:
         return None
@@ -313,11 +315,14 @@ def fit_evidence(cand: Candidate, index: FitIndex) -> int | None:
     hits = index.matching(p.value, decimals)
     effects = [h for h in hits if h.effect is not None]
     if effects:
-        # the fit it prints most closely (ties: the design's estimator, then the first fit)
+        # the fit it prints most closely (ties: the design's estimator, then the first fit: a
+        # coeftest of a model logs the same coefficient again, after the model)
         best = min(
             effects,
             key=lambda h: (abs(h.value - p.value), -(h.effect.design if h.effect else 0), h.fit),
         )
+        same = [h for h in effects if h.value == best.value]
+        best = min(same, key=lambda h: h.fit)
         eff = best.effect
         assert eff is not None
         how = "exactly" if p.significant >= 4 else "only by rounding"
@@ -331,6 +336,8 @@ def fit_evidence(cand: Candidate, index: FitIndex) -> int | None:
         )
         if re.search(r"fake|placebo|pseudo|falsif|\blead|pre_?trend", best.term.lower()):
             cand.add(-3.0, f"the fitted term {best.term!r} is a placebo")
+        if len({h.value for h in effects}) > 1:
+            return None  # it prints several fits alike: which one made it is unknown
         return best.fit
     hits = [h for h in hits if not h.mean]
     if hits and p.significant >= 3:

@@ -134,7 +134,7 @@ def collect_candidates(
             fitted = fit_evidence(c, index)
             if fitted is not None:
                 sites.evidence(c, fitted, family)
-            shape_evidence(c, constants, fitted is not None)
+            shape_evidence(c, constants, "fit" in c.kinds)
         label_evidence(c, family, heads[c.printed.line - 1])
         if "label" in c.kinds:
             code_lines.evidence(c, family)

@@ -13,6 +13,7 @@ from typing import Final
 from causalverify.extraction._evidence import _NAIVE, Candidate
 from causalverify.extraction._terms import MAIN_CONTEXT, SECONDARY
 from causalverify.families import Family
+from causalverify.records import OutputOrigin
 
 _STRING: Final = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 _WORDS: Final = re.compile(r"[a-z][a-z0-9_ ().\-]{5,}")
@@ -124,3 +125,52 @@ class FitSites:
         )
         if bad is not None:
             cand.add(-2.0, f"the fit is stored as {assigned.strip()[:40]!r}")
+
+
+#: identifiers in code that name an estimate of the effect
+_EFFECT_NAME: Final = re.compile(
+    r"(?<![a-z])(est|estimate|effect|att|ate|late|did|iv|tsls|2sls|coef|beta|car|aar|ar|tau"
+    r"|jump|rd|discontinuity|second_?stage|impact|treat_?x_?post|treat_?post)(?![a-z])"
+)
+
+
+def _identifiers(code: str) -> str:
+    """The names of a code line (string literals and comments removed), split into words."""
+    text = _STRING.sub(" ", code.split("#")[0])
+    text = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", text).lower()
+    return " ".join(re.findall(r"[a-z][a-z0-9]*", text.replace("_", " ").replace(".", " ")))
+
+
+class Origins:
+    """What the code that printed each stdout line says (output provenance, when recorded)."""
+
+    def __init__(self, code: CodeLines, origins: dict[int, OutputOrigin]) -> None:
+        self.code = code
+        self.origins = origins
+
+    def evidence(self, cand: Candidate, family: Family) -> None:
+        """The printing code's names and the comments above it; for a number printed without a
+        label of its own, the printing code's names are its label."""
+        origin = self.origins.get(cand.printed.line)
+        if origin is None or not origin.code:
+            return
+        names = _identifiers(origin.code)
+        where = f"printed by line {origin.line}: {origin.code.strip()[:60]!r}"
+        bad = _SECONDARY_NAME.search(names.replace(" ", "_")) or (
+            _OLS_NAME.search(names) if family in ("iv", "fuzzy_rdd") else None
+        )
+        if bad is not None or SECONDARY.search(names) or _NAIVE.search(names):
+            cand.add(-2.5, f"{where}, a secondary or naive result")
+        elif (
+            not cand.printed.label.strip()
+            and not cand.printed.column
+            and _EFFECT_NAME.search(names)
+        ):
+            cand.add(2.0, f"{where}, which names an estimate", "code")
+        at = (origin.line or 0) - 1
+        if 0 <= at < len(self.code.lines):
+            _, comments = self.code.context(at)
+            if SECONDARY.search(comments) or _NAIVE.search(comments):
+                cand.add(-2.0, f"the comment above the printing code: {comments[:60]!r}")
+            elif MAIN_CONTEXT.search(comments):
+                cand.add(1.0, f"the comment above the printing code: {comments[:60]!r}")

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from causalverify.extraction._code import CodeLines, FitSites
+from causalverify.extraction._code import CodeLines, FitSites, Origins
 from causalverify.extraction._constants import code_constants
 from causalverify.extraction._evidence import (
     Candidate,
@@ -59,8 +59,9 @@ from causalverify.extraction._terms import (
 )
 from causalverify.extraction._vectors import find_bare_number, find_vectors
 from causalverify.families import Family
-from causalverify.records import ExtractionCandidate, ExtractionRecord
+from causalverify.records import ExtractionCandidate, ExtractionRecord, OutputOrigin
 from causalverify.sandbox.base import FitEntry
+from causalverify.sandbox.outputs import origins_by_line
 
 #: the best estimate must lead the next distinct one by this much evidence to be chosen
 MARGIN: Final = 2.0
@@ -78,6 +79,7 @@ def extract_estimate(
     family: Family,
     fits: Sequence[FitEntry] = (),
     declared: str | None = None,
+    outputs: Sequence[OutputOrigin] = (),
 ) -> ExtractionRecord:
     """Extract the treatment-effect estimate a script printed.
 
@@ -94,6 +96,9 @@ def extract_estimate(
         coefficient; never a source of values.
     declared
         The number the model declared as its estimate, as printed (see ``declare``).
+    outputs
+        The output provenance (``ExecResult.outputs``): which code line printed each stdout
+        line; its names and comments are evidence, never a source of values.
 
     Returns
     -------
@@ -110,12 +115,19 @@ def extract_estimate(
         if found is not None:
             value, line = found
             return _record(value, "declared", line, f"the model declared {declared!r} -> {value!r}")
-    candidates = collect_candidates(code=code, stdout=stdout, family=family, fits=fits)
+    candidates = collect_candidates(
+        code=code, stdout=stdout, family=family, fits=fits, outputs=outputs
+    )
     return decide(candidates, stdout, family)
 
 
 def collect_candidates(
-    *, code: str, stdout: str, family: Family, fits: Sequence[FitEntry] = ()
+    *,
+    code: str,
+    stdout: str,
+    family: Family,
+    fits: Sequence[FitEntry] = (),
+    outputs: Sequence[OutputOrigin] = (),
 ) -> list[Candidate]:
     """Every printed number with its evidence (see the module docstring)."""
     hints = code_hints(code, family)
@@ -129,6 +141,7 @@ def collect_candidates(
     index = FitIndex(fits, family, hints)
     code_lines = CodeLines(code)
     sites = FitSites(code_lines, [f.function for f in fits])
+    origins = Origins(code_lines, origins_by_line(stdout, outputs))
     for c in cands:
         if not c.printed.missing:
             fitted = fit_evidence(c, index)
@@ -136,7 +149,9 @@ def collect_candidates(
                 sites.evidence(c, fitted, family)
             shape_evidence(c, constants, "fit" in c.kinds)
         label_evidence(c, family, heads[c.printed.line - 1])
-        if "label" in c.kinds:
+        if c.printed.line in origins.origins:
+            origins.evidence(c, family)
+        elif "label" in c.kinds:
             code_lines.evidence(c, family)
     _table_evidence(by_line, stdout, family, hints, heads)
     _vector_evidence(by_line, code, stdout, family, hints)
@@ -437,6 +452,7 @@ _RULES: Final = {
     "vector": "coef_vector",
     "result": "arithmetic_result",
     "column": "table_column",
+    "code": "printing_code",
 }
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Sequence
 from typing import Any, Final
 
 from causalverify.records.execution import ExecResult, OutputOrigin
@@ -204,10 +205,16 @@ def line_origins(result: ExecResult) -> dict[int, OutputOrigin]:
     """For each stdout line (1-based, as ``result.stdout.splitlines()`` numbers them) that a
     hook saw written, the origin that wrote most of its visible characters (the first one on a
     tie; a blank line goes to the first origin covering it)."""
-    stdout = result.stdout
+    return origins_by_line(result.stdout, result.outputs)
+
+
+def origins_by_line(stdout: str, outputs: Sequence[OutputOrigin]) -> dict[int, OutputOrigin]:
+    """:func:`line_origins` of a stdout and its output records."""
+    if not outputs:
+        return {}
     starts = _line_starts(stdout)
     best: dict[int, tuple[int, OutputOrigin]] = {}
-    for origin in result.outputs:
+    for origin in outputs:
         if not 0 <= origin.start < origin.end <= len(stdout):
             continue
         first = bisect.bisect_right(starts, origin.start)

@@ -278,6 +278,7 @@ def _extract(record: CellRecord, declared: str | None = None) -> ExtractionRecor
         family=record.family,
         fits=capped_fits(record.execution.fits),
         declared=declared,
+        outputs=record.execution.outputs,
     )
 
 

@@ -191,6 +191,7 @@ def _our_value(record: CellRecord) -> float | None:
         family=record.family,
         fits=record.execution.fits,
         declared=declared_token(record),
+        outputs=record.execution.outputs,
     )
     return rec.value
 

@@ -52,7 +52,12 @@ class FitEntry(BaseModel):
 
     ``function`` names the estimation function (``stats::lm``, ``linearmodels.IV2SLS``, ...);
     ``iv`` is set for instrumental-variables fits, with the ``endogenous`` regressors when known;
-    ``rd`` for a regression-discontinuity estimator.
+    ``rd`` for a regression-discontinuity estimator. ``vcov`` says how the logged standard errors
+    were computed, in the package's own words, where the package exposes it (statsmodels'
+    ``cov_type``, linearmodels' covariance estimator, pyfixest's vcov type and cluster variables,
+    ``lm_robust``'s ``se_type``, fixest's vcov, the ``vcov.`` argument of ``lmtest::coeftest``
+    as written; ``classical`` for fits whose ``vcov()`` is always the classical one); None
+    when unknown. See :func:`causalverify.estimators.vcov_kind` for reading it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -63,6 +68,7 @@ class FitEntry(BaseModel):
     iv: bool = False
     rd: bool = False
     endogenous: list[Text] = Field(default_factory=list)
+    vcov: Text | None = None
 
 
 class OutputOrigin(BaseModel):

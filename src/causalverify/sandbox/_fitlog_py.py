@@ -1,8 +1,9 @@
 """The fit log's Python side: loaded inside the sandbox as ``sitecustomize`` before the script.
 
 It records every model the script fits with statsmodels, linearmodels, pyfixest or rdrobust as
-one JSON line ``{"function", "terms": [{"term", "estimate", "std_error"}], "nobs"}`` written to
-a pipe the harness reads (the descriptor is named by ``CAUSALVERIFY_FITLOG_FD``). It changes
+one JSON line ``{"function", "terms": [{"term", "estimate", "std_error"}], "nobs", "vcov"}``
+(``vcov``: how the standard errors were computed, in the package's words) written to a pipe the
+harness reads (the descriptor is named by ``CAUSALVERIFY_FITLOG_FD``). It changes
 nothing the script computes or prints:
 
 - the hooks are installed when the estimation module is imported (a ``sys.meta_path`` finder
@@ -32,6 +33,7 @@ from typing import Any
 _FD_VAR = "CAUSALVERIFY_FITLOG_FD"
 _MAX_ENTRIES = 2000
 _MAX_TERMS = 200
+_MAX_TEXT = 200
 _FD: int | None = None
 _STATE = {"depth": 0, "written": 0}
 _FIT_FUNCTIONS = {"feols", "fepois", "feglm"}
@@ -98,6 +100,25 @@ def _errors(get: Any) -> list[Any] | None:
         return None
 
 
+def _text(value: Any) -> str | None:
+    """A short description for the log (None when empty)."""
+    if value is None:
+        return None
+    text = " ".join(str(value).split())[:_MAX_TEXT]
+    return text or None
+
+
+def _cov_type(res: Any, se_attr: str) -> str | None:
+    """statsmodels' ``cov_type``; linearmodels' covariance estimator and its debiasing."""
+    if se_attr == "bse":
+        return _text(getattr(res, "cov_type", None))
+    kind = getattr(res, "cov_type", None) or getattr(res, "_cov_type", None)
+    config = getattr(res, "cov_config", None)
+    if isinstance(config, dict) and isinstance(config.get("debiased"), bool):
+        return _text(f"{kind}; debiased={config['debiased']}")
+    return _text(kind)
+
+
 def _params_entry(function: str, res: Any, se_attr: str) -> dict[str, Any] | None:
     """A statsmodels (``bse``) or linearmodels (``std_errors``) result."""
     params = getattr(res, "params", None)
@@ -110,6 +131,7 @@ def _params_entry(function: str, res: Any, se_attr: str) -> dict[str, Any] | Non
             _names(params, model), _flat(params), _errors(lambda: getattr(res, se_attr))
         ),
         "nobs": _number(getattr(res, "nobs", None)),
+        "vcov": _cov_type(res, se_attr),
     }
     endog = getattr(getattr(model, "endog", None), "cols", None)  # linearmodels' IV models
     if se_attr == "std_errors" and endog:
@@ -128,6 +150,7 @@ def _pyfixest_entries(function: str, res: Any) -> list[dict[str, Any]]:
             "function": function,
             "terms": _terms(_names(coef, None), _flat(coef), _errors(fit.se)),
             "nobs": _number(getattr(fit, "_N", None)),
+            "vcov": _pyfixest_vcov(fit),
         }
         if getattr(fit, "_is_iv", False):
             entry["iv"] = True
@@ -137,6 +160,15 @@ def _pyfixest_entries(function: str, res: Any) -> list[dict[str, Any]]:
                 entry["endogenous"] = [t.strip() for t in stages[-1].split("~")[0].split("+")]
         out.append(entry)
     return out
+
+
+def _pyfixest_vcov(fit: Any) -> str | None:
+    """``iid``, ``hetero``, ``HC1``..``HC3``, ``CRV1``/``CRV3`` with its cluster variables."""
+    detail = getattr(fit, "_vcov_type_detail", None) or getattr(fit, "_vcov_type", None)
+    clusters = getattr(fit, "_clustervar", None)
+    if detail and isinstance(clusters, (list, tuple)) and clusters:
+        return _text(f"{detail} by {'+'.join(str(c) for c in clusters)}")
+    return _text(detail)
 
 
 def _rdrobust_entry(function: str, res: Any) -> dict[str, Any] | None:
@@ -151,6 +183,7 @@ def _rdrobust_entry(function: str, res: Any) -> dict[str, Any] | None:
         "terms": _terms(_names(coef, None), _flat(coef), errors),
         "nobs": nobs,
         "rd": True,
+        "vcov": _text(f"vce={res.vce}") if getattr(res, "vce", None) else None,
     }
 
 

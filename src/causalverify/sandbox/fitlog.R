@@ -1,7 +1,9 @@
 # The fit log's R side: sourced inside the sandbox as the site profile (R_PROFILE) before the
 # script. It records every model the script fits with the common estimation functions as one JSON
-# line {"function", "terms": [{"term", "estimate", "std_error"}], "nobs"} written to the pipe named
-# by CAUSALVERIFY_FITLOG_FD, without changing what the script computes or prints:
+# line {"function", "terms": [{"term", "estimate", "std_error"}], "nobs", "vcov"} written to the
+# pipe named by CAUSALVERIFY_FITLOG_FD, without changing what the script computes or prints
+# ("vcov": how the standard errors were computed, in the package's words: lm_robust's se_type,
+# fixest's vcov, coeftest's vcov. argument as written; "classical" where vcov() always is):
 #  - a function is hooked when its package's namespace loads (packageEvent hooks), so packages
 #    the script never loads are never touched;
 #  - the hook adds an on.exit() handler to a copy of the function's body (on.exit() calls of the
@@ -46,6 +48,40 @@ local({
           if (length(x) != 1L || !is.finite(x)) "null" else sprintf("%.17g", x)
         }
         is_dummy <- function(term) grepl("^(as\\.)?factor\\(.*\\).+$", term)
+        text_of <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
+        vcov_json <- function(v) {
+          if (!is.character(v) || length(v) != 1L || is.na(v) || !nzchar(v)) return("")
+          paste0(",\"vcov\":", jstr(substr(gsub("[[:space:]]+", " ", v), 1L, .(200L))))
+        }
+        # how vcov() of a fit computes its standard errors, where the class says so
+        vcov_of <- function(fit) {
+          if (inherits(fit, "fixest")) return(attr(fit$cov.scaled, "type"))
+          if (inherits(fit, c("lm_robust", "iv_robust"))) {
+            if (!isTRUE(fit$clustered)) return(fit$se_type)
+            return(paste(fit$se_type, "by", text_of(fit$call$clusters)))
+          }
+          if (inherits(fit, "rdrobust")) return(if (is.null(fit$vce)) NULL else paste0("vce=", fit$vce))
+          if (inherits(fit, "felm")) {
+            cl <- names(fit$clustervar)
+            return(if (length(cl)) paste("cluster by", paste(cl, collapse = "+")) else "classical")
+          }
+          if (inherits(fit, c("lm", "glm", "ivreg", "plm"))) return("classical")
+          NULL
+        }
+        # coeftest: its vcov. argument as written (with the named arguments it passes on), or
+        # the model's own vcov when none was given (the expressions of the call's promises, so an
+        # argument passed on through a wrapper's ... reads as the wrapper's caller wrote it)
+        coeftest_vcov <- function() {
+          if (eval(quote(missing(vcov.)), call_env)) return(vcov_of(get("x", envir = call_env)))
+          given <- eval(quote(substitute(vcov.)), call_env)
+          rest <- if (eval(quote(missing(...)), call_env)) list()
+                  else as.list(eval(quote(substitute(list(...))), call_env))[-1L]
+          named <- if (is.null(names(rest))) logical(length(rest)) else nzchar(names(rest))
+          rest <- rest[named]
+          paste(c(text_of(given),
+                  if (length(rest)) paste(names(rest), vapply(rest, text_of, ""), sep = " = ")),
+                collapse = ", ")
+        }
         entry_json <- function(fname, est, se, nobs, extra = "") {
           terms <- names(est)
           if (is.null(terms)) terms <- paste0("x", seq_along(est))
@@ -85,12 +121,14 @@ local({
             m <- unclass(fit)
             est <- stats::setNames(m[, 1L], rownames(m))
             se <- stats::setNames(m[, 2L], rownames(m))
-            return(entry_json(fname, est, se, attr(fit, "nobs")))
+            vc <- tryCatch(coeftest_vcov(), error = function(e) NULL)
+            return(entry_json(fname, est, se, attr(fit, "nobs"), vcov_json(vc)))
           }
           if (inherits(fit, "rdrobust")) {
             est <- stats::setNames(as.numeric(fit$coef), rownames(fit$coef))
             se <- stats::setNames(as.numeric(fit$se), rownames(fit$coef))
-            return(entry_json(fname, est, se, sum(fit$N), ",\"rd\":true"))
+            vc <- tryCatch(vcov_of(fit), error = function(e) NULL)
+            return(entry_json(fname, est, se, sum(fit$N), paste0(",\"rd\":true", vcov_json(vc))))
           }
           est <- stats::coef(fit)
           if (is.matrix(est)) {
@@ -104,7 +142,8 @@ local({
           }, error = function(e) NULL)
           nobs <- tryCatch(stats::nobs(fit), error = function(e) NA)
           iv <- if (inherits(fit, c("ivreg", "iv_robust")) || isTRUE(fit$iv)) endogenous(fit) else ""
-          entry_json(fname, est, se, nobs, iv)
+          vc <- tryCatch(vcov_of(fit), error = function(e) NULL)
+          entry_json(fname, est, se, nobs, paste0(iv, vcov_json(vc)))
         }
         lines <- entries(FNAME_, value)
         lines <- lines[seq_len(min(length(lines), .(2000L)))]

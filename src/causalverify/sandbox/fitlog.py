@@ -114,6 +114,7 @@ def _entry(raw: Any) -> FitEntry | None:
         iv=raw.get("iv") is True,
         rd=raw.get("rd") is True,
         endogenous=[e for e in endog if e is not None],
+        vcov=_name(raw.get("vcov")),
     )
 
 

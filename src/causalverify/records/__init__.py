@@ -12,6 +12,7 @@ from causalverify.records._text import Text, storable
 from causalverify.records.brief import ScenarioBrief, ScenarioFacts
 from causalverify.records.cells import (
     HARNESS_STATUSES,
+    CanonicalInference,
     CellKey,
     CellRecord,
     CellStatus,
@@ -23,6 +24,7 @@ from causalverify.records.cells import (
     Message,
     ModelResponse,
     ScoreRecord,
+    SeTier,
     TurnRecord,
     messages_sha256,
 )
@@ -38,6 +40,7 @@ from causalverify.records.manifest import Manifest
 
 __all__ = [
     "HARNESS_STATUSES",
+    "CanonicalInference",
     "CellKey",
     "CellRecord",
     "CellStatus",
@@ -58,6 +61,7 @@ __all__ = [
     "ScenarioBrief",
     "ScenarioFacts",
     "ScoreRecord",
+    "SeTier",
     "Text",
     "TurnRecord",
     "messages_sha256",

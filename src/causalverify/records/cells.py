@@ -125,6 +125,25 @@ class ExtractionRecord(BaseModel):
     se_source: str | None = None
 
 
+SeTier = Literal["matches", "plausible", "wrong", "unread"]
+
+
+class CanonicalInference(BaseModel):
+    """The canonical estimate's standard error under each variance estimator a competent
+    analysis of the design may use, on the realised data (see
+    :func:`causalverify.estimators.canonical_inference`).
+
+    ``ses`` maps a variant's name (``cr1``, ``hc1``, ``classical``, ...) to its SE; ``reference``
+    names the variant the ``plausible`` band and the significance call are measured against (the
+    clustered one for clustered designs, HC1 otherwise).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ses: dict[str, float]
+    reference: str
+
+
 class ScoreRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -150,6 +169,21 @@ class ScoreRecord(BaseModel):
     #: False, the lower bound, and this is the upper bound (True: some candidate passes);
     #: None for every other cell
     L2b_plus_upper: bool | None = None
+    #: the reported inference (docs/SCORING.md, layer L2c); every field None when the cell has
+    #: no canonical inference. ``se_tier``: the reported SE ``matches`` a canonical variant
+    #: (within 2%; ``se_variant`` names it), is ``plausible`` (0.8-1.25x the reference
+    #: variant), ``wrong``, or ``unread`` (no SE was read); ``se_ratio`` is the reported SE over
+    #: the reference one (on the canonical's scale); ``ci_covers``: the reported interval covers
+    #: the DGP's effect; ``significance_agrees``: the 5% significance call agrees with the
+    #: canonical one under the reference variant
+    se_tier: SeTier | None = None
+    se_variant: str | None = None
+    se_ratio: float | None = None
+    ci_covers: bool | None = None
+    significance_agrees: bool | None = None
+    #: L2b+ and the reported SE matches or is plausible (None: unscoreable or no canonical
+    #: inference)
+    L2c: bool | None = None
 
 
 class Declaration(BaseModel):
@@ -270,6 +304,8 @@ class CellRecord(BaseModel):
     turns: list[TurnRecord] = Field(default_factory=list)
     #: the model's statement of its estimate, asked after the last turn (None: not asked)
     declaration: Declaration | None = None
+    #: the canonical SE under each defensible variance estimator (None: not computed)
+    inference: CanonicalInference | None = None
 
     def turn_states(self) -> list[TurnRecord]:
         """Every turn, first to last (a one-turn cell gives itself as its only turn)."""

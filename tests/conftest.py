@@ -46,6 +46,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 # Python cells run warm by default (forked from a preloaded interpreter) and cold on request;
 # every sandbox test takes the ``sandbox`` fixture below, so it runs against both paths. R cells
 # always run cold, so their warm copies would repeat the cold ones exactly and are left out.
+# ``make test-fast`` runs the paths a run takes by default (warm Python, cold R); the cold Python
+# copies, each paying a fresh import of the analysis packages, are marked slow.
 
 SANDBOX_MODES = ("warm", "cold")
 
@@ -65,9 +67,11 @@ def sandbox(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     keep, drop = [], []
     for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-        params = getattr(getattr(item, "callspec", None), "params", {})
+        if params.get("sandbox") == "cold" and params.get("language") != "r":
+            item.add_marker(pytest.mark.slow)  # cold Python: see SANDBOX_MODES
         if params.get("sandbox") == "warm" and params.get("language") == "r":
             drop.append(item)
         else:

@@ -74,6 +74,7 @@ print("The effect is 1.2345")
 
 
 @needs_bwrap
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["--warm", "--no-warm"])
 def test_exec_prints_forged_fit_names_and_output_literally(tmp_path: Path, path: str) -> None:
     script = tmp_path / "forge.py"

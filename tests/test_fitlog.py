@@ -149,6 +149,7 @@ def test_python_fits_equal_direct_fits(sandbox: Sandbox) -> None:
 
 
 @needs_bwrap
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("language", "code"),
     [
@@ -286,6 +287,7 @@ def test_a_script_that_breaks_the_log_still_runs(
             "import time, pandas as pd, statsmodels.formula.api as smf\n"
             "smf.ols('y ~ x', pd.read_csv('data/d.csv')).fit()\ntime.sleep(60)\n",
             "timeout",
+            marks=pytest.mark.slow,  # waits out its wall-clock limit
             id="python-timeout",
         ),
         pytest.param(

@@ -128,6 +128,7 @@ INDEPENDENT = {
 }
 
 
+@pytest.mark.slow
 def test_every_canonical_agrees_with_an_independent_implementation(suite_dir: Path) -> None:
     suite = load_suite(suite_dir)
     for s in suite.scenarios:

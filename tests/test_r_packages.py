@@ -70,6 +70,7 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 @needs_r
 @needs_bwrap
+@pytest.mark.slow
 def test_install_list_and_use_read_only_in_the_sandbox(env: dict[str, str]) -> None:
     home = Path(env["HOME_FOR_TEST"])
     repo = _build_repository(home)

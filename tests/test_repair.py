@@ -222,6 +222,7 @@ def _count(run_dir: Path) -> int:
         return store.count_cells()
 
 
+@pytest.mark.slow
 def test_kill_9_mid_conversation_resumes_without_asking_a_turn_twice(
     suite: Path, tmp_path: Path
 ) -> None:

@@ -207,6 +207,7 @@ def test_concurrent_runs_are_isolated(sandbox: Sandbox) -> None:
     assert outputs == [f"cell{i} ['cell{i}.out', 'data'] ['id.txt']\n" for i in range(4)]
 
 
+@pytest.mark.slow
 def test_cli_doctor_is_green_here() -> None:
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 0, result.output

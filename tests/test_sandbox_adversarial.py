@@ -154,6 +154,7 @@ def test_cannot_write_outside_scratch(sandbox: Sandbox, language: Language) -> N
         assert not t.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGS)
 def test_fork_bomb_is_contained(sandbox: Sandbox, language: Language) -> None:
     r = "library(parallel)\nrepeat mcparallel(Sys.sleep(30))\n"
@@ -173,6 +174,7 @@ def test_allocating_8gb_hits_memory_limit(sandbox: Sandbox, language: Language) 
     assert res.peak_memory_mb is not None and res.peak_memory_mb < 1100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGS)
 def test_cpu_loop_hits_cpu_limit(sandbox: Sandbox, language: Language) -> None:
     res = run(

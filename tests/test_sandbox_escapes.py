@@ -58,6 +58,7 @@ def test_kernel_keyring_is_refused(sandbox: Sandbox) -> None:
     assert res.stdout.split() == ["-1", "EPERM", "-1", "EPERM"]
 
 
+@pytest.mark.slow
 def test_selftest_fails_without_the_filter() -> None:
     unfiltered = BwrapSandbox()
     unfiltered._seccomp = None

@@ -143,6 +143,7 @@ def test_killing_every_process_it_can_see_leaves_the_interpreter(warm: BwrapSand
     assert interpreter_pid(warm) == pid
 
 
+@pytest.mark.slow
 def test_filling_memory_ends_the_cell_not_the_interpreter(warm: BwrapSandbox) -> None:
     pid = interpreter_pid(warm)
     code = "blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))\n"
@@ -196,6 +197,7 @@ def test_lingering_children_die_with_the_cell(warm: BwrapSandbox) -> None:
     assert res.stdout == "['1']\n"
 
 
+@pytest.mark.slow
 def test_cells_print_exactly_what_cold_cells_print(warm: BwrapSandbox, cold: BwrapSandbox) -> None:
     scripts = [
         # a typical workflow: pandas, a formula fit with clustered errors, the fit log
@@ -253,6 +255,7 @@ def _panel_cells(root: Path, suite: Path, warm: bool) -> dict[tuple[str, ...], d
     return cells
 
 
+@pytest.mark.slow
 def test_the_reference_panel_scores_the_same_warm_and_cold(tmp_path: Path) -> None:
     # every reference agent's Python answer on one scenario per family: same cells, bit for bit
     suite = tmp_path / "suite"

@@ -26,6 +26,7 @@ from causalverify.sandbox import ExecResult
 from causalverify.store import (
     BOUND_COLUMNS,
     COLUMNS,
+    INFERENCE_COLUMNS,
     CellKey,
     CellRecord,
     CodeRecord,
@@ -163,7 +164,8 @@ def test_malformed_and_escaping_manifest_lines_are_reported(tmp_path: Path) -> N
 
 
 def test_croissant_fields_are_the_columns_of_the_tables() -> None:
-    assert tuple(CELL_FIELDS) == (*COLUMNS, *BOUND_COLUMNS)  # the columns of scores.csv
+    # the columns of scores.csv
+    assert tuple(CELL_FIELDS) == (*COLUMNS, *BOUND_COLUMNS, *INFERENCE_COLUMNS)
     document = build_croissant(
         name="n", description="d", license_id="CC-BY-4.0", version="1", files=[("x.csv", "ab")]
     )
@@ -172,7 +174,7 @@ def test_croissant_fields_are_the_columns_of_the_tables() -> None:
     assert document["license"] == "https://creativecommons.org/licenses/by/4.0/"
     assert document["distribution"][0]["encodingFormat"] == "text/csv"
     cells, scenarios = document["recordSet"]
-    assert [f["name"] for f in cells["field"]] == [*COLUMNS, *BOUND_COLUMNS]
+    assert [f["name"] for f in cells["field"]] == [*COLUMNS, *BOUND_COLUMNS, *INFERENCE_COLUMNS]
     assert [f["source"]["extract"]["column"] for f in scenarios["field"]] == list(SCENARIO_FIELDS)
 
 

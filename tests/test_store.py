@@ -20,6 +20,7 @@ from causalverify.sandbox.base import ExecResult
 from causalverify.store import (
     BOUND_COLUMNS,
     COLUMNS,
+    INFERENCE_COLUMNS,
     CellKey,
     CellRecord,
     CellStatus,
@@ -227,7 +228,7 @@ def test_cells_frame_columns_and_values() -> None:
         _undecided(make_record("s006", status="undecided", estimate=None)),
     ]
     frame = cells_frame(records)
-    assert tuple(frame.columns) == (*COLUMNS, *BOUND_COLUMNS)
+    assert tuple(frame.columns) == (*COLUMNS, *BOUND_COLUMNS, *INFERENCE_COLUMNS)
     assert list(frame["scenario_id"]) == ["s001", "s002", "s003", "s004", "s005", "s006"]
     assert list(frame["method"].unique()) == ["DID"]
     assert frame["L1"].dtype == "int64" and frame["L2b_plus"].dtype == "float64"
@@ -265,7 +266,9 @@ def _undecided(record: CellRecord) -> CellRecord:
 
 def test_cells_frame_empty() -> None:
     frame = cells_frame([])
-    assert tuple(frame.columns) == (*COLUMNS, *BOUND_COLUMNS) and len(frame) == 0
+    assert (
+        tuple(frame.columns) == (*COLUMNS, *BOUND_COLUMNS, *INFERENCE_COLUMNS) and len(frame) == 0
+    )
 
 
 def test_concurrent_creation_and_reading(tmp_path: Path) -> None:

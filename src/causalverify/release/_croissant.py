@@ -111,6 +111,14 @@ CELL_FIELDS: Final[dict[str, tuple[str, str]]] = {
         "sc:Float",
         "undecided cells: 1 if some candidate passes, else 0; empty for other cells",
     ),
+    "reported_se": ("sc:Float", "standard error the script reported for its estimate"),
+    "canonical_se": ("sc:Float", "canonical SE under the reference variance estimator"),
+    "se_tier": ("sc:Text", "reported SE: matches, plausible, wrong or unread"),
+    "se_variant": ("sc:Text", "canonical variance estimator the reported SE matches"),
+    "se_ratio": ("sc:Float", "reported SE over the canonical reference SE"),
+    "ci_covers": ("sc:Float", "1 if the reported interval covers the true effect"),
+    "significance_agrees": ("sc:Float", "1 if the 5% significance call agrees with the canonical"),
+    "L2c": ("sc:Float", "1 if L2b+ and the reported SE matches or is plausible"),
 }
 
 #: per-scenario fields (``scenarios.csv``)

@@ -10,14 +10,18 @@ the stage and the exception in ``status_reason``: stored like any other cell, fi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from causalverify.errors import CausalVerifyError, SandboxUnavailableError
+from causalverify.estimators import canonical_inference
+from causalverify.families import Family
 from causalverify.models import CellContext, Model, ModelOptions, ask
 from causalverify.records import (
+    CanonicalInference,
     CellKey,
     CellRecord,
     CellStatus,
@@ -337,6 +341,7 @@ def _base_record(
         beta=scenario.beta,
         canonical=scenario.canonical.estimate,
         conversions=dict(scenario.conversions),
+        inference=_inference(task.data_path, scenario.family, scenario.csv_sha256),
         protocol=config.protocol,
         prompt=list(task.prompt.messages),
         prompt_sha256=task.prompt.sha256,
@@ -344,6 +349,19 @@ def _base_record(
         status="no_response",
         timings=timings,
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _inference(path: Path, family: Family, sha256: str) -> CanonicalInference | None:
+    """The canonical inference of a scenario's data (once per file; None if it cannot be had:
+    the layer it feeds is then left out, the cell is not failed)."""
+    import pandas as pd
+
+    del sha256  # part of the cache key only
+    try:
+        return canonical_inference(pd.read_csv(path), family)
+    except (CausalVerifyError, OSError, ValueError, KeyError):
+        return None
 
 
 def _judge(record: CellRecord, stages: Stages, judge: Model | None) -> CellRecord:

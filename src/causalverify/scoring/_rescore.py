@@ -17,6 +17,7 @@ from causalverify.records import (
     storable,
 )
 from causalverify.scoring._declared import declared_token
+from causalverify.scoring._inference import l2c, score_inference
 from causalverify.scoring._layers import (
     Extractor,
     Match,
@@ -206,6 +207,8 @@ def _rescore_one(
         extraction, scores, status = _score_undecided(
             record, extraction, scores, profile=profile, tolerance=tolerance
         )
+    reported = record.judge if extractor == "judge" else extraction
+    scores = with_inference(record, reported, scores)
     return record.model_copy(
         update={
             "extraction": extraction,
@@ -215,6 +218,46 @@ def _rescore_one(
             "status_reason": "",
         }
     )
+
+
+def with_inference(
+    record: CellRecord, reported: ExtractionRecord | None, scores: ScoreRecord
+) -> ScoreRecord:
+    """``scores`` with layer L2c (:mod:`causalverify.scoring._inference`) when the cell has a
+    canonical inference: the SE tier and the rest when it executed, L2c either way."""
+    if record.inference is None:
+        return scores
+    update: dict[str, object] = {"L2c": l2c(scores.L2b_plus, None)}
+    if scores.L2b:
+        result = score_inference(
+            estimate=scores.estimate,
+            se=reported.se if reported is not None else None,
+            ci=reported.ci if reported is not None else None,
+            canonical=record.canonical,
+            inference=record.inference,
+            target=record.beta,
+            scale=_scale(scores.matched_conversion, record.conversions),
+        )
+        update.update(
+            se_tier=result.tier,
+            se_variant=result.variant,
+            se_ratio=result.ratio,
+            ci_covers=result.ci_covers,
+            significance_agrees=result.significance_agrees,
+            L2c=l2c(scores.L2b_plus, result.tier),
+        )
+    return scores.model_copy(update=update)
+
+
+def _scale(conversion: str | None, declared: dict[str, int]) -> float:
+    """The multiple of the canonical a matched conversion stands for (``k=3``, a declared name)."""
+    if conversion is None:
+        return 1.0
+    if conversion in declared:
+        return float(declared[conversion])
+    if conversion.startswith("k=") and conversion[2:].isdigit():
+        return float(conversion[2:])
+    return 1.0
 
 
 def capped_fits(fits: Sequence[FitEntry], max_terms: int = MAX_FIT_TERMS) -> list[FitEntry]:

@@ -15,12 +15,13 @@ from causalverify.records import (
 from causalverify.store.calibration import CONFIDENCE_TYPES, CalibrationRecord
 from causalverify.store.compare import stable_view
 from causalverify.store.sqlite import STORE_FILE, RunStore
-from causalverify.store.table import BOUND_COLUMNS, COLUMNS, cells_frame
+from causalverify.store.table import BOUND_COLUMNS, COLUMNS, INFERENCE_COLUMNS, cells_frame
 
 __all__ = [
     "BOUND_COLUMNS",
     "COLUMNS",
     "CONFIDENCE_TYPES",
+    "INFERENCE_COLUMNS",
     "STORE_FILE",
     "CalibrationRecord",
     "CellKey",

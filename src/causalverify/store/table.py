@@ -68,6 +68,18 @@ INT_COLUMNS: Final[tuple[str, ...]] = (
 #: candidates pass and some fail, the lower bound being ``L2b_plus``), NaN for every other cell;
 #: the analyses read such a cell's L2b+ as these bounds
 BOUND_COLUMNS: Final[tuple[str, ...]] = ("L2b_plus_lower", "L2b_plus_upper")
+#: after :data:`BOUND_COLUMNS`: layer L2c (docs/SCORING.md), the reported inference against the
+#: canonical one; NaN / None where the cell has no canonical inference or did not run
+INFERENCE_COLUMNS: Final[tuple[str, ...]] = (
+    "reported_se",
+    "canonical_se",
+    "se_tier",
+    "se_variant",
+    "se_ratio",
+    "ci_covers",
+    "significance_agrees",
+    "L2c",
+)
 _FLOAT_COLUMNS: Final = (
     "dgp_effect",
     "baseline_effect",
@@ -78,6 +90,12 @@ _FLOAT_COLUMNS: Final = (
     "fitted_effect",
     "cost_usd",
     *BOUND_COLUMNS,
+    "reported_se",
+    "canonical_se",
+    "se_ratio",
+    "ci_covers",
+    "significance_agrees",
+    "L2c",
 )
 
 
@@ -92,7 +110,8 @@ def cells_frame(records: Iterable[CellRecord]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COLUMNS` then :data:`BOUND_COLUMNS`, rows sorted by (scenario_id, model,
+        Columns :data:`COLUMNS`, :data:`BOUND_COLUMNS` then :data:`INFERENCE_COLUMNS` (flags
+        1.0/0.0, NaN when not assessed; ``canonical_se`` the reference variant's), rows sorted by (scenario_id, model,
         language, sample). Layer flags are 0/1 integers; ``L2b_plus`` is 1/0 and NaN only for
         unscoreable cells (an undecided cell has 0, its lower bound); ``estimated``,
         ``rel_error`` and ``judge_effect`` are NaN when absent. ``undecided`` flags a cell whose
@@ -100,7 +119,7 @@ def cells_frame(records: Iterable[CellRecord]) -> pd.DataFrame:
         to declare its estimate / whose declared number stdout prints.
     """
     rows = [_row(record) for record in records]
-    frame = pd.DataFrame(rows, columns=[*COLUMNS, *BOUND_COLUMNS])
+    frame = pd.DataFrame(rows, columns=[*COLUMNS, *BOUND_COLUMNS, *INFERENCE_COLUMNS])
     for column in INT_COLUMNS:
         frame[column] = frame[column].astype("int64")
     for column in _FLOAT_COLUMNS:
@@ -167,7 +186,29 @@ def _row(record: CellRecord) -> dict[str, Any]:
         "cost_usd": response.cost_usd if response is not None else 0.0,
         "L2b_plus_lower": 0.0 if undecided and not unscoreable else math.nan,
         "L2b_plus_upper": float(bool(upper)) if undecided and not unscoreable else math.nan,
+        **_inference_row(record),
     }
+
+
+def _inference_row(record: CellRecord) -> dict[str, Any]:
+    scores, inference = record.scores, record.inference
+    reported = record.extraction.se if record.extraction is not None else None
+    if scores is not None and scores.extractor == "judge" and record.judge is not None:
+        reported = record.judge.se
+    return {
+        "reported_se": _num(reported),
+        "canonical_se": _num(inference.ses[inference.reference] if inference else None),
+        "se_tier": scores.se_tier if scores is not None else None,
+        "se_variant": scores.se_variant if scores is not None else None,
+        "se_ratio": _num(scores.se_ratio if scores is not None else None),
+        "ci_covers": _flag(scores.ci_covers if scores is not None else None),
+        "significance_agrees": _flag(scores.significance_agrees if scores is not None else None),
+        "L2c": _flag(scores.L2c if scores is not None else None),
+    }
+
+
+def _flag(value: bool | None) -> float:
+    return math.nan if value is None else float(value)
 
 
 def _num(value: float | None) -> float:

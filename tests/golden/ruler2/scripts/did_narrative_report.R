@@ -59,8 +59,10 @@ cat("which mixes the effect with the permanent level difference between the grou
 cat(sprintf("The raw before/after change among treated units alone is %.4f.\n", before_after))
 cat(sprintf("Placebo: pretending treatment began in period %d (pre-period data only) yields\n",
             fake_start))
-cat(sprintf("an estimate of %.4f (p = %.2f), consistent with parallel pre-trends.\n\n",
-            plac_ct["fake", "Estimate"], plac_ct["fake", "Pr(>|t|)"]))
+cat(sprintf("an estimate of %.4f (p = %.2f), %s.\n\n",
+            plac_ct["fake", "Estimate"], plac_ct["fake", "Pr(>|t|)"],
+            if (plac_ct["fake", "Pr(>|t|)"] > 0.1) "consistent with parallel pre-trends"
+            else "a warning sign for the parallel-trends assumption"))
 
 cat("3. Conclusion\n")
 cat("-------------\n")

@@ -97,7 +97,7 @@ def test_two_fits_of_the_design_and_nothing_else_are_undecided_not_the_last() ->
 
 
 def test_the_printed_value_is_returned_never_the_logged_one() -> None:
-    rec = extract_estimate(code="", stdout="est -0.37\n", family="did", fits=DID)
+    rec = extract_estimate(code="", stdout="v -0.37\n", family="did", fits=DID)
     assert rec.rule == "fit_match" and rec.value == -0.37
 
 

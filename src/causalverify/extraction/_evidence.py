@@ -38,7 +38,7 @@ EFFECT_WORDS: Final = re.compile(
     r"estimate|effect|impact|\bate\b|\batt\b|\blate\b|coefficient|\bcoef\b|\bdid\b|diff.?in.?diff"
     r"|difference[- ]in[- ]differences|2sls|tsls|\biv\b|discontinuity|\brdd?\b|jump|\bcaa?r\b"
     r"|\baa?r\b|abnormal|\bbeta_?hat\b|β̂|τ̂|elasticity|\bresult\b|twfe|two[- ]way|within"
-    r"|\bgap\b|treatment|\bdelta\b|\bwald\b|\bsate\b|\bcate\b|\btau\b|τ"
+    r"|\bgap\b|treatment|\bdelta\b|\bwald\b|\bsate\b|\bcate\b|\btau\b|τ|\best\b"
 )
 #: a label that names something other than an estimate (its last clause is read)
 STRONG_STAT: Final = re.compile(
@@ -46,7 +46,7 @@ STRONG_STAT: Final = re.compile(
     r"|p[- ]?val|\bp\b|pr\(|\bci\b|conf|interval|lower|upper|\blo\b|\bhi\b|f[- ]?stat|\bf\b"
     r"|\bn\b|\bobs\b|observations|r[- ]?squared|r²|\br2\b|\bsd\b|variance|\bvar\b|\bdf\b"
     r"|degrees|rmse|\baic\b|\bbic\b|likelihood|hausman|sargan|significan|\bmse\b"
-    r"|wald (test|stat|chi)|\bchi|statistic|fraction|proportion|share of"
+    r"|wald (test|stat|chi)|\bchi|statistic|fraction|proportion|share of|\bbias\b"
     r"|\b(pct|percent|%) ?(positive|negative|significant)|\b(positive|negative) (share|fraction)"
 )
 #: a label that names a setup quantity or a description of the data, unless it names an effect
@@ -89,6 +89,7 @@ _FAMILY_BAD: Final[dict[Family, re.Pattern[str]]] = {
 _NAIVE: Final = re.compile(
     r"naive|pooled|simple (ols|regression|difference|comparison)|without (fixed|controls|fe)"
     r"|no (fixed|controls|fe)|biased|uncorrected|for comparison|comparison (estimate|model|ols)"
+    r"|\braw (comparison|difference|gap|mean)|would (suggest|imply|give)|unadjusted"
     r"|benchmark ols"
 )
 #: an event window printed in a label: ``[-1,+1]``, ``(0, 10)``, ``[-10;-2]``

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from causalverify.extraction._numbers import normalize_line
@@ -30,10 +30,14 @@ MAX_LINE: Final = 4000
 MAX_NUMBERS: Final = 20000
 
 #: a number that is not part of a name (``x1``, ``R2``) nor of a longer number
-_NUMBER: Final = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+#: (a number may end a sentence: ``is 0.253.``; a trailing ``.`` is not part of it)
+_NUMBER: Final = re.compile(
+    r"(?<![\w.])[-+]?(?:\d+(?:\.\d+)?|\d+\.(?![\s.,;:)\]]|$)|\.\d+)(?:[eE][-+]?\d+)?(?!\w|\.\d)"
+)
 #: a number, or a printed missing value where a number would be (``NA``, ``NaN``, ``None``)
 _VALUE: Final = re.compile(
-    r"(?<![\w.])(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|NA|NaN|nan|None|NULL|<NA>)(?![\w.])"
+    r"(?<![\w.])(?:[-+]?(?:\d+(?:\.\d+)?|\d+\.(?![\s.,;:)\]]|$)|\.\d+)(?:[eE][-+]?\d+)?"
+    r"|NA|NaN|nan|None|NULL|<NA>)(?!\w|\.\d)"
 )
 _HAS_MISSING: Final = re.compile(r"(?<![\w.])(NA|NaN|nan|None|NULL)(?![\w.])")
 MISSING: Final = frozenset({"NA", "NaN", "nan", "None", "NULL", "<NA>"})
@@ -355,6 +359,20 @@ _DECORATION: Final = re.compile(r"^\s*((<\w+>\s*)+|#\s*(A tibble|…|\.\.\.).*|-
 SHORT_TABLE: Final = 6
 
 
+def _sentence_before(lines: list[str], at: int) -> str:
+    """The start of a sentence wrapped onto line ``at`` (0-based) from the lines before it: the
+    previous lines of the paragraph back to one that ends a sentence (at most three)."""
+    if at == 0 or (lines[at][:1].strip() != "" and lines[at][:1].isupper()):
+        return ""
+    parts: list[str] = []
+    for j in range(at - 1, max(-1, at - 4), -1):
+        prev = lines[j].rstrip()
+        if not prev or prev[-1] in ".:!?=|)" or _DECORATION.match(prev) or len(prev) < 30:
+            break
+        parts.insert(0, _DIGITS.sub(" ", prev))
+    return " ".join(" ".join(parts).split())
+
+
 def read_stdout(stdout: str) -> list[Printed]:
     """Every number of ``stdout`` (at most :data:`MAX_NUMBERS`), in printing order.
 
@@ -392,5 +410,9 @@ def read_stdout(stdout: str) -> list[Printed]:
             row = rows[no - 1]
             if row is not None:
                 row = _Row(row.names, row.label, sizes[no - 1])
-            out.extend(read_line(text, no, row, label_columns=row is not None and row.rows == 1))
+            found = read_line(text, no, row, label_columns=row is not None and row.rows == 1)
+            before = _sentence_before(lines, no - 1)
+            if before:  # a wrapped sentence: its start says what its numbers are
+                found = [replace(p, prefix=f"{before} {p.prefix}".strip()) for p in found]
+            out.extend(found)
     return out[:MAX_NUMBERS]

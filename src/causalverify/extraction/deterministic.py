@@ -66,6 +66,10 @@ from causalverify.sandbox.outputs import origins_by_line
 #: the best estimate must lead the next distinct one by this much evidence to be chosen
 MARGIN: Final = 2.0
 _CUMULATIVE: Final = re.compile(r"\bc(a|umulative )?ar\b|cumulative|\bsum\b|\btotal\b")
+#: names of a design's other coefficients (a named vector's entry that is not the effect)
+_OTHER_TERM: Final = re.compile(
+    r"intercept|^const|^z$|^controls?$|mkt|market|running|^rc$|^post$|^treated$|^\(|first"
+)
 #: the best candidates grouped (the rest cannot change the decision)
 MAX_GROUPED: Final = 300
 #: candidates listed in a record
@@ -248,7 +252,7 @@ def _vector_evidence(
         score = term_score(entry.term, family, hints)
         if score is not None:
             cand.add(1.0 + score, f"named coefficient {entry.term!r}", "vector")
-        else:
+        elif _OTHER_TERM.search(entry.term.lower()):
             cand.add(-2.0, f"named coefficient {entry.term!r}, not the effect term")
     bare = find_bare_number(code, stdout, family, hints)
     if bare is not None:

@@ -54,14 +54,15 @@ class CodeLines:
         return found
 
     def context(self, at: int) -> tuple[str, str]:
-        """The names on the printing line (literals removed) and the comments just above it."""
+        """The names on the printing line (literals removed) and the comment that heads its
+        paragraph of code (the comment lines above it, across code lines up to a blank one)."""
         names = _STRING.sub(" ", self.lines[at].split("#")[0])
         comments: list[str] = []
-        for j in range(at - 1, max(-1, at - 4), -1):
+        for j in range(at - 1, max(-1, at - 12), -1):  # the comment heading its paragraph
             text = self.lines[j].strip()
             if text.startswith("#"):
                 comments.append(text)
-            elif text:
+            elif comments or not text:
                 break
         return names, " ".join(comments)
 

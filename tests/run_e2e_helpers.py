@@ -3,8 +3,10 @@
 The run covers one scenario per family (the ``smoke`` suite) with every agent in R and in Python
 (56 cells). ``test_run_e2e`` checks what it contains, ``test_resume`` compares a killed-and-resumed
 run against its R cells, ``test_dask`` compares runs on Dask workers with it, and
-``test_explorer`` opens its report in a browser. ``tests/conftest.py`` hands it to tests as the
-session fixture ``reference_panel`` (and the suite as ``smoke_suite_dir``); nothing may change it.
+``test_explorer`` writes its report beside the store and opens it in a browser.
+``tests/conftest.py`` hands it to tests as the session fixture ``reference_panel`` (and the suite
+as ``smoke_suite_dir``). No test changes its cells: the one that reruns it asserts that the rerun
+adds and changes nothing, and runs that differ write to folders of their own.
 """
 
 from __future__ import annotations

@@ -161,7 +161,9 @@ def column_evidence(cand: Candidate, family: Family) -> bool:
     ):
         cand.veto = cand.veto or f"column {p.column!r} holds a statistic, not an estimate"
         return True
-    if EFFECT_WORDS.search(column):
+    if re.fullmatch(r"estimates?|coef\.?|coefficients?|parameter", column.strip()):
+        cand.effect_column = True  # a coefficient table's column: the table reader weighs it
+    elif EFFECT_WORDS.search(column):
         short = 0 < p.rows <= SHORT_TABLE and "table" not in cand.kinds
         cand.add(1.5, f"in the column {p.column!r}", "column" if short else None)
         cand.effect_column = True

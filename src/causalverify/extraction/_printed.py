@@ -359,6 +359,19 @@ _DECORATION: Final = re.compile(r"^\s*((<\w+>\s*)+|#\s*(A tibble|…|\.\.\.).*|-
 SHORT_TABLE: Final = 6
 
 
+_QUANTILE_NAME: Final = re.compile(r"^\[0?\.\d{2,3}$|^0?\.\d{2,3}\]$|^\d{1,2}(\.\d)?%$|^%$")
+
+
+def _is_header(text: str) -> bool:
+    """A line of column names: words, and no number but quantile names (``[0.025``, ``2.5 %``)."""
+    toks = text.split()
+    return (
+        bool(toks)
+        and any(c.isalpha() for c in text)
+        and all(not any(ch.isdigit() for ch in t) or _QUANTILE_NAME.match(t) for t in toks)
+    )
+
+
 def _sentence_before(lines: list[str], at: int) -> str:
     """The start of a sentence wrapped onto line ``at`` (0-based) from the lines before it: the
     previous lines of the paragraph back to one that ends a sentence (at most three)."""
@@ -386,10 +399,10 @@ def read_stdout(stdout: str) -> list[Printed]:
     header: str | None = None
     for text in lines:  # first pass: which header each row is under
         numeric = any(ch.isdigit() for ch in text) or _HAS_MISSING.search(text) is not None
-        rows.append(_columns(header, text) if numeric else None)
+        rows.append(_columns(header, text) if numeric and not _is_header(text) else None)
         if _DECORATION.match(text):
             continue
-        if text.strip() and not any(ch.isdigit() for ch in text):
+        if _is_header(text):
             header = text
         elif not text.strip():
             header = None

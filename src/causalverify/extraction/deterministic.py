@@ -39,10 +39,11 @@ from causalverify.extraction._evidence import (
 )
 from causalverify.extraction._fits import SECOND_STAGE_TERM, effect_coefficients
 from causalverify.extraction._headings import headings, sections
+from causalverify.extraction._inference import Inference, read_inference
 from causalverify.extraction._labels import find_markers
 from causalverify.extraction._layout import LineMarks, line_marks
 from causalverify.extraction._numbers import normalize_line
-from causalverify.extraction._printed import Printed, read_stdout
+from causalverify.extraction._printed import Printed, read_line, read_stdout
 from causalverify.extraction._tables import (
     TableRow,
     find_regression_table_rows,
@@ -113,16 +114,35 @@ def extract_estimate(
     marker = _best_marker(stdout)
     if marker is not None:
         value, line = marker
-        return _record(value, "estimate_marker", line, f"ESTIMATE line -> {value!r}")
+        rec = _record(value, "estimate_marker", line, f"ESTIMATE line -> {value!r}")
+        return _with_inference(rec, read_inference(None, (), stdout, marker=True))
     if declared is not None:
         found = _declared(stdout, declared)
         if found is not None:
             value, line = found
-            return _record(value, "declared", line, f"the model declared {declared!r} -> {value!r}")
+            rec = _record(value, "declared", line, f"the model declared {declared!r} -> {value!r}")
+            on_line = read_line(stdout.splitlines()[line - 1], line)
+            match = next((p for p in on_line if abs(p.value - value) <= 1e-12), None)
+            return _with_inference(rec, read_inference(match, on_line, stdout, marker=True))
     candidates = collect_candidates(
         code=code, stdout=stdout, family=family, fits=fits, outputs=outputs
     )
-    return decide(candidates, stdout, family)
+    rec = decide(candidates, stdout, family)
+    if rec.value is None or rec.line is None:
+        return rec
+    chosen = next(
+        (c.printed for c in candidates if c.printed.line == rec.line and c.value == rec.value),
+        None,
+    )
+    printed = [c.printed for c in candidates if c.printed.line == rec.line]
+    return _with_inference(rec, read_inference(chosen, printed, stdout, marker=False))
+
+
+def _with_inference(rec: ExtractionRecord, found: Inference) -> ExtractionRecord:
+    """The record with the SE and interval read for its estimate (when any was)."""
+    if found.source is None:
+        return rec
+    return rec.model_copy(update={"se": found.se, "ci": found.ci, "se_source": found.source})
 
 
 def collect_candidates(

@@ -133,7 +133,7 @@ def _probe() -> Any:
         try:
             await box.read_file("leak")
             facts["leak"] = "read"
-        except FileNotFoundError:
+        except (FileNotFoundError, PermissionError):  # a link is never followed
             facts["leak"] = "refused"
         net = await box.exec(
             [sys.executable, "-c", "import socket; socket.create_connection(('127.0.0.1', 22), 2)"]

@@ -6,24 +6,46 @@ uid without capabilities, the system-call filter, CPU, memory, process and outpu
 timeout that kills the whole process tree (the command is PID 1 of its namespace). Files are
 read and written by commands inside the sandbox too, so a symbolic link a command leaves in the
 folder can never make the harness touch a file of the host. The folder is deleted at cleanup.
+
+``read_file`` and ``write_file`` touch regular files only, within a short time limit
+(:data:`FILE_SECONDS`): a FIFO, socket or device a command left behind (or a symbolic link in
+its place) is refused at once with a clear error instead of blocking the sample; the bytes read
+are exactly those of the file (see :mod:`causalverify.inspect_eval._filetool`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
+from inspect_ai.util import (
+    ExecResult,
+    OutputLimitExceededError,
+    SandboxEnvironment,
+    SandboxEnvironmentLimits,
+    sandboxenv,
+)
 
 from causalverify.errors import SandboxUnavailableError
+from causalverify.inspect_eval._filetool import REFUSALS
 from causalverify.sandbox import Limits, get_sandbox
 from causalverify.sandbox.bwrap import SCRATCH, BwrapSandbox
 
 #: limits of one command unless the call gives a timeout
 DEFAULT_LIMITS = Limits(wall_seconds=600.0, cpu_seconds=600.0)
+#: the time limit of reading or writing one file (100 MiB, Inspect's read limit, takes seconds)
+FILE_SECONDS = 30.0
+_FILE_TOOL = (Path(__file__).parent / "_filetool.py").read_text(encoding="utf-8")
+_ERRORS: dict[str, type[OSError]] = {
+    "FileNotFoundError": FileNotFoundError,
+    "PermissionError": PermissionError,
+    "IsADirectoryError": IsADirectoryError,
+}
 
 
 def _bwrap() -> BwrapSandbox:
@@ -116,16 +138,60 @@ class CausalVerifySandbox(SandboxEnvironment):
         )
 
     async def write_file(self, file: str, contents: str | bytes) -> None:
-        target = _inside(file)
+        """Replace the regular file ``file`` (creating its folders) by ``contents``.
+
+        Raises PermissionError (also for a FIFO, socket, device or symbolic link in its place),
+        IsADirectoryError or TimeoutError (after :data:`FILE_SECONDS`).
+        """
         data = contents.encode("utf-8") if isinstance(contents, str) else contents
-        script = 'mkdir -p "$(dirname "$1")" && cat > "$1"'
-        result = await self.exec(["sh", "-c", script, "sh", target], input=data)
-        if not result.success:
-            raise PermissionError(f"cannot write {file}: {result.stderr.strip()}")
+        await self._file_tool(file, ["write", _inside(file)], stdin=data, output=0)
 
     async def read_file(self, file: str, text: bool = True) -> str | bytes:  # type: ignore[override]
-        target = _inside(file)
-        result = await self.exec(["cat", target])
-        if not result.success:
-            raise FileNotFoundError(f"cannot read {file}: {result.stderr.strip()}")
-        return result.stdout if text else result.stdout.encode("utf-8")
+        """The bytes of the regular file ``file`` (text: decoded as UTF-8, newlines kept).
+
+        Raises FileNotFoundError, PermissionError (also for a FIFO, socket, device or symbolic
+        link), IsADirectoryError, OutputLimitExceededError (over Inspect's read limit) or
+        TimeoutError (after :data:`FILE_SECONDS`).
+        """
+        limit = int(SandboxEnvironmentLimits.MAX_READ_FILE_SIZE)
+        encoded = await self._file_tool(
+            file, ["read", _inside(file), str(limit)], output=4 * (limit // 3 + 1)
+        )
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except binascii.Error as exc:
+            raise OSError(f"cannot read {file}: the reader's output was garbled") from exc
+        return data.decode("utf-8") if text else data
+
+    async def _file_tool(
+        self, file: str, args: list[str], *, stdin: bytes | None = None, output: int
+    ) -> str:
+        """Run :mod:`causalverify.inspect_eval._filetool` in the sandbox; its stdout."""
+        box = _bwrap()
+        limits = Limits(
+            wall_seconds=FILE_SECONDS,
+            cpu_seconds=FILE_SECONDS,
+            memory_mb=DEFAULT_LIMITS.memory_mb,
+            max_processes=DEFAULT_LIMITS.max_processes,
+            max_output_bytes=output + 4096,
+        )
+        argv = [box.toolchain.python, "-I", "-B", "-c", _FILE_TOOL, *args]
+        result = await asyncio.to_thread(
+            box.run_command, argv, workspace=self.workspace, stdin=stdin, limits=limits
+        )
+        if result.status == "sandbox_unavailable":
+            raise SandboxUnavailableError(result.detail)
+        if result.status == "timeout":
+            raise TimeoutError(f"{args[0]} of {file} took over {FILE_SECONDS:g} s")
+        refusal = result.stderr.strip() if result.exit_code == 3 else ""
+        if refusal == "large":
+            raise OutputLimitExceededError(
+                limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None
+            )
+        if refusal in REFUSALS:
+            kind, why = REFUSALS[refusal]
+            raise _ERRORS[kind](f"cannot {args[0]} {file}: {why}")
+        if result.exit_code != 0 or result.stdout_truncated:
+            detail = result.stderr.strip()[-500:] or result.detail or result.status
+            raise OSError(f"cannot {args[0]} {file}: {detail}")
+        return result.stdout

@@ -11,13 +11,15 @@
 #    popped when the call ends (also on error); if the call left the sink stack otherwise, the
 #    hook lets it be.
 #  - a task callback counts the top-level expressions, so the hook knows which one is running;
-#    on the first record it parses the script (utils::getParseData) and finds the innermost call
+#    on the first record it parses the script (with source references) and finds the innermost call
 #    on the stack that is written in the script (same language object), preferring the running
 #    top-level expression. Auto-printing at top level is recorded with that expression.
 #  - consecutive output of the same call (a loop's iterations) makes one record; records are
 #    written 64 at a time and at exit (an exit finalizer), at most 4000 and 2 MiB; a run that is
 #    killed loses the last ones.
-#  - every failure of the hook is swallowed; nothing is defined where the script can see it.
+#  - every failure of the hook is swallowed; nothing is defined in an environment the script
+#    searches. (Its state can be reached through the hooked bodies; like writing to the pipe,
+#    changing it only changes the script's own records, which the harness treats as claims.)
 # What it changes that a script could notice: sink.number() and stdout() inside a print method
 # or a lazily evaluated argument (sep, digits, ...) of a hooked call, the bodies of the four
 # functions, and one entry in getTaskCallbackNames().
@@ -69,36 +71,52 @@ local({
     if (nchar(s, allowNA = TRUE) > code_chars) substr(s, 1L, code_chars) else s
   }
 
-  # the script's calls by function name, and the lines of its top-level expressions
+  # The script's calls by function name, each with the first line (and, for a whole statement,
+  # the text) of the innermost statement holding it; and the lines of its top-level expressions.
+  # Parsed twice: with source references (no parse data: that table alone is half a megabyte)
+  # for the lines, and without, for calls identical() to the ones the script evaluates.
   build_index <- function() {
     idx <- new.env(parent = emptyenv())
-    exprs <- tryCatch(suppressWarnings(parse(script, keep.source = TRUE, encoding = "UTF-8")),
+    lines <- tryCatch(readLines(script, warn = FALSE, encoding = "UTF-8"),
                       error = function(e) NULL)
-    if (is.null(exprs)) return(list(calls = idx, top = NULL))
-    refs <- attr(exprs, "srcref")
-    top <- if (length(refs) == length(exprs)) {
-      list(first = vapply(refs, function(r) r[[1L]], 0L),
-           last = vapply(refs, function(r) r[[3L]], 0L),
-           text = vapply(refs, function(r) one_line(paste(as.character(r), collapse = "\n")), ""))
+    op <- options(keep.parse.data = FALSE)
+    on.exit(options(op))
+    src <- tryCatch(parse(text = lines, keep.source = TRUE, srcfile = srcfilecopy(
+      script, lines, timestamp = 0, isFile = FALSE)), error = function(e) NULL)
+    plain <- tryCatch(parse(text = lines, keep.source = FALSE), error = function(e) NULL)
+    refs <- attr(src, "srcref")
+    if (is.null(src) || length(plain) != length(src) || length(refs) != length(src)) {
+      return(list(calls = idx, top = NULL))
     }
-    pd <- utils::getParseData(exprs, includeText = NA)
-    if (is.null(pd) || nrow(pd) == 0L) return(list(calls = idx, top = top))
-    parent <- stats::setNames(pd$parent, pd$id)
-    fn <- which(pd$token == "SYMBOL_FUNCTION_CALL")
-    ids <- unname(parent[as.character(parent[as.character(pd$id[fn])])])
-    keep <- !is.na(ids) & ids > 0L
-    fn <- fn[keep]
-    ids <- ids[keep]
-    text <- utils::getParseText(pd, ids)
-    line <- pd$line1[match(ids, pd$id)]
-    for (i in seq_along(ids)) {
-      call <- tryCatch(str2lang(text[i]), error = function(e) NULL)
-      if (!is.call(call)) next
-      name <- pd$text[fn[i]]
-      entry <- list(call = call, line = line[i], text = one_line(text[i]))
+    text_of <- function(ref) one_line(paste(as.character(ref), collapse = "\n"))
+    for (k in seq_along(plain)) walk(plain[[k]], src[[k]], refs[[k]], TRUE, idx, text_of)
+    list(calls = idx, top = list(
+      first = vapply(refs, function(r) r[[1L]], 0L),
+      last = vapply(refs, function(r) r[[3L]], 0L),
+      text = vapply(refs, text_of, "")))
+  }
+
+  walk <- function(e, s, ref, whole, idx, text_of) {
+    if (!is.call(e) || !is.call(s) || length(e) != length(s)) return(invisible())
+    head <- e[[1L]]
+    if (identical(head, quote(`{`))) {
+      refs <- attr(s, "srcref")
+      for (i in seq_along(e)[-1L]) {
+        inner <- if (length(refs) >= i) refs[[i]] else NULL
+        walk(e[[i]], s[[i]], if (is.null(inner)) ref else inner, !is.null(inner), idx, text_of)
+      }
+      return(invisible())
+    }
+    name <- call_name(e)
+    if (nzchar(name)) {
+      entry <- list(call = e, line = ref[[1L]], text = if (whole) text_of(ref) else "")
       idx[[name]] <- c(get0(name, envir = idx, inherits = FALSE), list(entry))
     }
-    list(calls = idx, top = top)
+    last <- if (identical(head, quote(`function`))) 3L else length(e)  # not the srcref
+    for (i in seq_len(last)[-1L]) {
+      if (!identical(e[[i]], quote(expr = ))) walk(e[[i]], s[[i]], ref, FALSE, idx, text_of)
+    }
+    invisible()
   }
 
   call_name <- function(call) {
@@ -146,7 +164,9 @@ local({
       e <- find_call(calls[[i]], first, last)
       if (!is.null(e)) {
         if (e$line >= first && e$line <= last) state$last_line <- e$line
-        return(list(line = e$line, code = e$text, top_line = if (first > 0L) first,
+        code <- if (nzchar(e$text)) e$text else
+          one_line(paste(deparse(e$call, width.cutoff = 500L, nlines = 3L), collapse = " "))
+        return(list(line = e$line, code = code, top_line = if (first > 0L) first,
                     direct = i == n))
       }
     }

@@ -123,14 +123,8 @@ def test_verdicts_respect_units_alternatives_and_none() -> None:
 
 
 def test_an_undecided_extraction_is_recognised_by_its_flag_or_status() -> None:
-    class Decision(ExtractionRecord):
-        decision: str = "undecided"
-
     record = _cell(0.0174)
-    by_field = record.model_copy(
-        update={"extraction": Decision(method="deterministic", value=0.0174, rule="t")}
-    )
-    assert verdict(by_field, _label("clear", 0.0327)) == "undecided"
+    assert verdict(record, _label("clear", 0.0327)) == "wrong"
     by_status = record.model_copy(update={"status": "undecided"})
     assert verdict(by_status, _label("clear", 0.0327)) == "undecided"
     flagged = ExtractionRecord(method="deterministic", value=None, rule="t", undecided=True)
@@ -214,7 +208,6 @@ def test_a_second_replay_and_a_rescore_only_run_execute_nothing(
 
 
 @devset_cells
-@pytest.mark.xfail(strict=True, reason="the extractor reads some cells confidently wrong (#29)")
 def test_every_hand_read_cell_is_read_right_or_left_undecided(figures: dict[str, object]) -> None:
     rows = figures["labels"]
     assert isinstance(rows, list)
@@ -227,3 +220,11 @@ def test_every_hand_read_cell_is_read_right_or_left_undecided(figures: dict[str,
         if r["verdict"] not in ("right", "undecided")
     ]
     assert not misread, "\n".join(misread)
+
+
+@devset_cells
+def test_undecided_cells_are_few_and_scoring_settles_them(figures: dict[str, object]) -> None:
+    ran = figures["executed"]
+    assert isinstance(ran, dict) and ran["executed"] > 0
+    assert ran["unresolved"] <= 0.05 * ran["executed"], ran
+    assert ran["undecided"] <= 0.2 * ran["executed"], ran

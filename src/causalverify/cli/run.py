@@ -278,12 +278,27 @@ def run(
     except KeyboardInterrupt:
         err.print("interrupted: finished cells are stored; rerun the same command to resume")
         sys.exit(130)
+    if summary.environment_changes:
+        _print_environment_changes(summary.environment_changes, err)
     if as_json:
         echo_json({**plain(summary), "store": str(summary.run_dir / "run.sqlite")})
     else:
         _print_summary(summary, Console())
     if summary.counts.get("api_error", 0):
         sys.exit(EXIT_INCOMPLETE)
+
+
+def _print_environment_changes(changes: tuple[str, ...], err: Any) -> None:
+    shown = "; ".join(changes[:6]) + (f"; and {len(changes) - 6} more" if len(changes) > 6 else "")
+    err.print(
+        safe_text(
+            f"note: the execution environment changed since this run started ({shown}). Its "
+            "prompts still describe the environment it recorded, so its cells stay comparable; "
+            "to ask with the current environment, run into a new --out folder.",
+            style="yellow",
+        ),
+        soft_wrap=True,
+    )
 
 
 def _print_summary(summary: Any, console: Any) -> None:

@@ -9,6 +9,13 @@ Models and languages may only grow (the later run names every one that has store
 add more; a model or language without a single stored cell, e.g. a typo whose first request
 failed, may be replaced) and the number of samples may only grow. Anything else is refused with a
 :class:`~causalverify.errors.StoreError`, so two different experiments never mix in one store.
+A folder in which no cell has an answer yet (a mistyped ``--base-url`` or model failed at once)
+holds no result to protect: it takes the corrected settings as a new run would.
+
+Environment rule. The prompt lists what the execution environment has installed (the manifest,
+recorded as ``environment``). Once a cell has an answer, a resumed run keeps describing the
+recorded environment, whatever has been installed or removed since, so one run never mixes two
+prompt versions; :func:`environment_changes` says what changed, and the run reports it.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from causalverify.errors import StoreError
+from causalverify.records import Manifest
 
 if TYPE_CHECKING:
     from causalverify.runner.config import RunConfig
@@ -170,6 +178,39 @@ def merge_meta(
             + "); use another --out folder, or repeat the stored settings"
         )
     return new
+
+
+def recorded_environment(stored: Mapping[str, Any]) -> Manifest | None:
+    """The environment manifest a store recorded, or None (none recorded, or unreadable)."""
+    value = stored.get("environment")
+    if not isinstance(value, dict):
+        return None
+    try:
+        return Manifest.model_validate(value)
+    except ValueError:
+        return None
+
+
+def environment_changes(recorded: Manifest, now: Manifest) -> list[str]:
+    """What differs between the recorded environment and the current one, one phrase each
+    (``"R package fixest 0.12.1 added"``); empty when they agree."""
+    changes: list[str] = []
+    if recorded.r_version != now.r_version:
+        changes.append(f"R {recorded.r_version or 'absent'} -> {now.r_version or 'absent'}")
+    if recorded.python_version != now.python_version:
+        changes.append(f"Python {recorded.python_version} -> {now.python_version}")
+    for language, old, new in (
+        ("R", recorded.r_packages, now.r_packages),
+        ("Python", recorded.python_packages, now.python_packages),
+    ):
+        for name in sorted(set(old) | set(new)):
+            if name not in old:
+                changes.append(f"{language} package {name} {new[name]} added")
+            elif name not in new:
+                changes.append(f"{language} package {name} {old[name]} removed")
+            elif old[name] != new[name]:
+                changes.append(f"{language} package {name} {old[name]} -> {new[name]}")
+    return changes
 
 
 def _short(value: Any) -> str:

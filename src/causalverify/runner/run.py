@@ -11,6 +11,7 @@ continues where it stopped.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import sqlite3
 import time
@@ -20,6 +21,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from causalverify.errors import StoreError
 from causalverify.models import Model, ModelOptions
 from causalverify.records import CellKey, CellRecord, storable
 from causalverify.runner.cell import (
@@ -33,9 +35,14 @@ from causalverify.runner.cell import (
 )
 from causalverify.runner.config import RunConfig
 from causalverify.runner.declare import Declared, ask_declaration, declares, needs_declaration
-from causalverify.runner.engine import Engine, Job, Tally, is_pending
+from causalverify.runner.engine import RETRY_STATUSES, Engine, Job, Tally, is_pending
 from causalverify.runner.executor import Executor, LocalPoolExecutor
-from causalverify.runner.meta import build_meta, merge_meta
+from causalverify.runner.meta import (
+    build_meta,
+    environment_changes,
+    merge_meta,
+    recorded_environment,
+)
 from causalverify.runner.repair import ends_conversation, feedback
 from causalverify.runner.stages import Rendered, Stages, close_stages, default_stages
 from causalverify.runner.suite import balanced_subset
@@ -121,6 +128,11 @@ def _run(
         name="cv-model",
     )
     with engine, writer_lock(config.out_dir), RunStore.open(config.out_dir, create=True) as store:
+        # read again under the lock: a writer that finished meanwhile is not redone
+        stored = {k: str(v) for k, v in store.statuses().items()}
+        stored_meta = store.meta()
+        answered = any(status not in RETRY_STATUSES for status in stored.values())
+        stages, changes = _pin_environment(stages, stored_meta if answered else {})
         meta = build_meta(
             config,
             stages,
@@ -128,9 +140,17 @@ def _run(
             suite.root,
             suite_name=getattr(suite, "meta", {}).get("suite"),
         )
-        store.set_meta(merge_meta(store.meta(), meta, store.held_values()))
-        # read again under the lock: a writer that finished meanwhile is not redone
-        stored = {k: str(v) for k, v in store.statuses().items()}
+        if changes or "environment_changes" in stored_meta:
+            meta["environment_changes"] = changes
+        try:
+            meta = merge_meta(stored_meta, meta, store.held_values())
+        except StoreError:
+            if answered:
+                raise
+            # no cell has an answer: nothing to protect, the corrected settings start afresh
+            store.delete_cells()
+            stored = {}
+        store.set_meta(meta)
         todo = [k for k in todo if is_pending(stored, k.as_tuple())]
         pending = {k.as_tuple() for k in todo}
         skipped: Counter[str] = Counter(
@@ -153,7 +173,18 @@ def _run(
         cost_usd=run.tally.cost_usd,
         input_tokens=run.tally.input_tokens,
         output_tokens=run.tally.output_tokens,
+        environment_changes=tuple(changes),
     )
+
+
+def _pin_environment(stages: Stages, stored_meta: dict[str, Any]) -> tuple[Stages, list[str]]:
+    """The stages with the environment manifest the run recorded when it started (so a resumed
+    run renders the prompts its stored cells were asked with), and what has changed since."""
+    recorded = recorded_environment(stored_meta)
+    if recorded is None or stages.manifest is None:
+        return stages, []
+    changes = environment_changes(recorded, stages.manifest)
+    return dataclasses.replace(stages, manifest=recorded), changes
 
 
 def _stored_statuses(run_dir: Path) -> dict[tuple[str, str, str, int], str]:

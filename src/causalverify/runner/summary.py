@@ -41,7 +41,9 @@ class RunSummary:
 
     ``computed`` cells were finished by this invocation, ``skipped`` ones were already stored;
     ``requests`` counts answers that were not served from the cache, and ``cost_usd`` and the
-    token counts add up those new answers.
+    token counts add up those new answers. ``environment_changes`` lists what the execution
+    environment gained, lost or upgraded since the run recorded it (its prompts keep describing
+    the recorded one).
     """
 
     run_dir: Path
@@ -55,6 +57,7 @@ class RunSummary:
     cost_usd: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+    environment_changes: tuple[str, ...] = ()
 
 
 def summarize_models(

@@ -229,6 +229,11 @@ class RunStore:
             languages = {x for (x,) in self._conn.execute("SELECT DISTINCT language FROM cells")}
         return {"models": models, "languages": languages}
 
+    def delete_cells(self) -> int:
+        """Delete every cell record (metadata and calibration are kept); return how many."""
+        with self._lock, self._conn:
+            return self._conn.execute("DELETE FROM cells").rowcount
+
     def count_cells(self) -> int:
         """The number of stored cells."""
         with self._lock:

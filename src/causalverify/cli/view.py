@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import http
 import http.server
@@ -100,7 +101,13 @@ def view(run_dir: Path, serve_it: bool, port: int, as_json: bool) -> None:
         else:
             click.echo(index)
         return
-    server = serve(index.parent, port)
+    try:
+        server = serve(index.parent, port)
+    except OSError as exc:
+        why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used ({exc.strerror})"
+        raise click.ClickException(
+            f"port {port} on 127.0.0.1 {why}; pass another --port, or --port 0 for a free one"
+        ) from exc
     url = f"http://127.0.0.1:{server.server_address[1]}/{index.name}"
     if as_json:
         echo_json({"index": str(index), "url": url})

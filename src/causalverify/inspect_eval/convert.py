@@ -7,6 +7,7 @@ says where they came from, so ``report``, ``analyze`` and ``freeze`` read it lik
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,19 @@ def log_to_run(log_path: Path, out_dir: Path) -> Path:
     Raises
     ------
     StoreError
-        If the log holds no CausalVerify-scored sample, or ``out_dir`` already holds a run.
+        If the log cannot be read (not a log, or cut short), holds no CausalVerify-scored
+        sample, or ``out_dir`` already holds a run.
     """
-    log = read_eval_log(str(log_path))
-    records = sorted(_records(log), key=lambda r: r.key.as_tuple())
+    try:
+        log = read_eval_log(str(log_path))
+        records = sorted(_records(log), key=lambda r: r.key.as_tuple())
+    except (ValueError, KeyError, EOFError, OSError, zipfile.BadZipFile) as exc:
+        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        raise StoreError(
+            f"{log_path} is not a readable Inspect log ({type(exc).__name__}"
+            f"{': ' + reason if reason else ''}); a log cut short or still being written cannot "
+            "be imported: import the finished log (`inspect log list` shows them)"
+        ) from exc
     if not records:
         raise StoreError(f"{log_path} holds no sample scored by the causalverify scorer")
     if (out_dir / "run.sqlite").exists():

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 from causalverify.errors import SuiteError
 from causalverify.scenarios import build_suite
 from causalverify.scenarios.grid import SUITES
+from causalverify.store.sqlite import writer_lock
 
 if TYPE_CHECKING:
     from causalverify.scenarios.model import Scenario
@@ -39,6 +40,8 @@ def ensure_suite(
     ------
     SuiteError
         If ``spec`` is a folder that does not hold a built suite.
+    StoreError
+        If the suite must be built and another process is writing ``run_dir``.
     """
     name = str(spec)
     if name not in SUITES:
@@ -51,7 +54,11 @@ def ensure_suite(
         return folder
     folder = Path(run_dir) / ("suite" if name == DEFAULT_SUITE else f"suite-{name}")
     if not (folder / "suite.json").is_file():
-        build_suite(folder, suite=name, progress=progress)
+        # the run folder's writer lock first: a second run into the folder stops here with the
+        # lock's message instead of building the same suite in the same place
+        with writer_lock(run_dir):
+            if not (folder / "suite.json").is_file():
+                build_suite(folder, suite=name, progress=progress)
     return folder
 
 

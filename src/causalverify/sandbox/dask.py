@@ -18,6 +18,7 @@ and stopped with the sandbox.
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,39 @@ def worker_check() -> dict[str, Any]:
     except SandboxUnavailableError as exc:
         return {"ok": False, "pid": os.getpid(), "detail": str(exc)}
     return {"ok": True, "pid": os.getpid(), "detail": type(box).__name__}
+
+
+#: seconds to wait for a scheduler's port to accept a connection, then for the Dask handshake
+CONNECT_SECONDS = 5.0
+HANDSHAKE_SECONDS = 15.0
+
+
+def _connect(client_class: Any, scheduler: str) -> Any:
+    """A client of the scheduler at ``scheduler``; an address that does not answer is a
+    :class:`SetupError` naming it within seconds (Dask alone retries in silence)."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    def unreachable(why: object) -> SetupError:
+        return SetupError(
+            f"cannot reach the Dask scheduler at {scheduler} ({why}); check --scheduler and "
+            "that the scheduler is running (`dask scheduler` prints its address)"
+        )
+
+    try:
+        protocol, location = parse_address(scheduler)
+        host, port = parse_host_port(location, default_port=8786)
+    except (ValueError, TypeError) as exc:
+        raise SetupError(f"--scheduler {scheduler!r} is not a Dask address: {exc}") from exc
+    if protocol in ("tcp", "tls"):
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+        except OSError as exc:
+            raise unreachable(exc.strerror or type(exc).__name__) from exc
+    try:
+        return client_class(scheduler, timeout=HANDSHAKE_SECONDS)
+    except (OSError, TimeoutError) as exc:
+        raise unreachable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
 
 
 class DaskSandbox:
@@ -82,7 +116,7 @@ class DaskSandbox:
             )
             self.client = Client(self._cluster)
         else:
-            self.client = Client(scheduler, timeout=30)
+            self.client = _connect(Client, scheduler)
         try:
             self._check_workers()
         except BaseException:

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 RUN_DIR ?= runs/latest
 SUITE_DIR ?= runs/suite
 REPAIR_DIR ?= runs/repair
-PANEL := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term,reference/fragile,reference/mute,reference/prose
+PANEL := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term,reference/naive-se,reference/fragile,reference/mute,reference/prose
 LABELLERS := reference/textbook,reference/naive,reference/cumulative,reference/wrong-term
 
 .PHONY: setup system test-system run test test-fast lint typecheck unit clean

@@ -110,7 +110,7 @@ def smoke_suite_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def reference_panel(tmp_path_factory: pytest.TempPathFactory) -> PanelRun:
-    """The offline reference panel (seven agents, R and Python) on the smoke suite: 56 cells in
+    """The offline reference panel (eight agents, R and Python) on the smoke suite: 64 cells in
     the real sandbox. Needs R and bubblewrap; a test that takes it carries their marks."""
     from run_e2e_helpers import reference_panel, shared_root
 

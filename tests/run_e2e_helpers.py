@@ -1,7 +1,7 @@
 """A shared offline run of the reference panel, built once per test session.
 
 The run covers one scenario per family (the ``smoke`` suite) with every agent in R and in Python
-(56 cells). ``test_run_e2e`` checks what it contains, ``test_resume`` compares a killed-and-resumed
+(64 cells). ``test_run_e2e`` checks what it contains, ``test_resume`` compares a killed-and-resumed
 run against its R cells, ``test_dask`` compares runs on Dask workers with it, and
 ``test_explorer`` writes its report beside the store and opens it in a browser.
 ``tests/conftest.py`` hands it to tests as the session fixture ``reference_panel`` (and the suite
@@ -71,7 +71,7 @@ def smoke_suite(root: Path) -> Path:
 
 @functools.cache
 def reference_panel(root: Path) -> PanelRun:
-    """All seven reference agents, in R and Python, on the smoke suite (56 cells)."""
+    """All eight reference agents, in R and Python, on the smoke suite (64 cells)."""
     return _finish(
         RunConfig(
             suite_dir=smoke_suite(root),

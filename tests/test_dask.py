@@ -48,7 +48,7 @@ def test_a_dask_run_equals_a_local_run(local_run: tuple[RunConfig, list[object]]
     config, expected = local_run
     dask = dataclasses.replace(config, out_dir=config.out_dir.parent / "dask", executor="dask")
     summary = run_benchmark(dask)
-    assert summary.computed == len(expected) == 56
+    assert summary.computed == len(expected) == 64
     assert _cells(dask.out_dir) == expected
     with RunStore.open(dask.out_dir) as store:
         assert store.meta()["sandbox_policy"]["policy"]["kind"] == "dask"
@@ -82,7 +82,7 @@ def test_a_worker_killed_mid_run_loses_no_cell(
         )
         summary = run_benchmark(dask, progress=progress)
     assert killed.is_set()
-    assert summary.computed == 56
+    assert summary.computed == 64
     assert _cells(dask.out_dir) == expected
 
 

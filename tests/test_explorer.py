@@ -1,7 +1,7 @@
 """The report's cell explorer in a real browser (Debian's headless Chromium, driven by Playwright),
 language invariance, and ``causalverify view``.
 
-The run: the reference panel on the smoke suite in R and Python (56 cells, the session's shared
+The run: the reference panel on the smoke suite in R and Python (64 cells, the session's shared
 run). The browser opens the report from disk, as a newcomer would, and every request it makes is
 recorded.
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 
@@ -28,7 +29,16 @@ def test_public_api_is_all() -> None:
 
 
 def test_agents_are_the_agreed_panel() -> None:
-    assert AGENTS == ("textbook", "naive", "cumulative", "wrong-term", "fragile", "mute", "prose")
+    assert AGENTS == (
+        "textbook",
+        "naive",
+        "cumulative",
+        "wrong-term",
+        "naive-se",
+        "fragile",
+        "mute",
+        "prose",
+    )
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -129,14 +139,46 @@ def test_fragile_code_matches_its_fault() -> None:
 def test_paper_script_is_default_script_without_the_estimate_line(
     agent: str, language: Language, family: Family
 ) -> None:
-    """So a run under one protocol vouches for the computation under the other."""
+    """So a run under one protocol vouches for the computation under the other: the paper script
+    is the default one without its protocol lines (the ``ESTIMATE:`` line and, for the agents
+    that report inference, the piece computing the SE and the ``SE:``/``CI:``/``VCOV:`` lines)."""
     scenario = _scenario(family)
     [(_, default)] = code_blocks(
         write_response(agent, scenario, language=language, protocol="default")
     )
     [(_, paper)] = code_blocks(write_response(agent, scenario, language=language, protocol="paper"))
-    kept = [line for line in default.splitlines() if "ESTIMATE:" not in line]
-    assert paper.splitlines() == kept
+    matcher = difflib.SequenceMatcher(a=default.splitlines(), b=paper.splitlines(), autojunk=False)
+    ops = matcher.get_opcodes()
+    assert {op for op, *_ in ops} <= {"equal", "delete"}
+    dropped = [
+        line for op, i1, i2, _, _ in ops if op == "delete" for line in default.splitlines()[i1:i2]
+    ]
+    markers = [m for m in ("SE:", "CI:", "VCOV:", "ESTIMATE:") if any(m in x for x in dropped)]
+    if agent == "mute":
+        assert dropped == []
+    elif agent_variant(agent, scenario.id) in ("textbook", "naive-se"):
+        assert markers == ["SE:", "CI:", "VCOV:", "ESTIMATE:"]
+        assert any(line.lstrip().startswith("se ") or "se <-" in line for line in dropped)
+    else:
+        assert dropped and all("ESTIMATE:" in line for line in dropped)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_inference_lines_come_before_the_estimate_line(language: Language, family: Family) -> None:
+    scenario = _scenario(family)
+    for agent in ("textbook", "naive-se"):
+        [(_, code)] = code_blocks(
+            write_response(agent, scenario, language=language, protocol="default")
+        )
+        at = [next(i for i, line in enumerate(code.splitlines()) if m in line)
+              for m in ('"SE: ', '"CI: [', '"VCOV: ', '"ESTIMATE: ')]  # fmt: skip
+        assert at == sorted(at) and at[-1] == len(code.splitlines()) - 1
+    for agent in ("naive", "cumulative", "wrong-term", "mute"):
+        [(_, code)] = code_blocks(
+            write_response(agent, scenario, language=language, protocol="default")
+        )
+        assert '"SE: ' not in code and "vcov_used" not in code
 
 
 @pytest.mark.r

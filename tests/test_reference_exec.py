@@ -6,6 +6,7 @@ behaviour is checked against an independent in-process computation of what it sh
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from itertools import product
 
@@ -14,11 +15,13 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
+from causalverify.estimators import canonical_inference
 from causalverify.extraction import extract_estimate
 from causalverify.families import CORE_FAMILIES as FAMILIES  # the four published designs
 from causalverify.families import LANGUAGES, Family, Language
 from causalverify.reference import fragile_fault, write_response
 from causalverify.scenarios.model import Scenario
+from causalverify.scoring._inference import se_tier
 from reference_exec import (
     HAS_R,
     REFERENCE_IDS,
@@ -39,7 +42,7 @@ pytestmark = [
     pytest.mark.skipif(not HAS_R, reason="Rscript is not installed"),
 ]
 
-AGENTS = ("textbook", "naive", "cumulative", "wrong-term", "mute")
+AGENTS = ("textbook", "naive", "cumulative", "wrong-term", "naive-se", "mute")
 CASES = [(sid, fam) for fam in FAMILIES for sid in REFERENCE_IDS[fam]]
 #: one scenario per family for the biased agents (keeps the module's runtime modest)
 ONE_PER_FAMILY = [(REFERENCE_IDS[fam][0], fam) for fam in FAMILIES]
@@ -119,6 +122,31 @@ def _wrong_term(sid: str, family: Family) -> float:
     return _ols("y ~ treated * rc", near, "rc")
 
 
+def _printed_inference(run: Run) -> tuple[float, tuple[float, float], str]:
+    """The ``SE:``, ``CI:`` and ``VCOV:`` lines of a run (exactly one of each)."""
+    [se] = re.findall(r"^SE: (\S+)$", run.stdout, re.MULTILINE)
+    [(lo, hi)] = re.findall(r"^CI: \[(\S+), (\S+)\]$", run.stdout, re.MULTILINE)
+    [vcov] = re.findall(r"^VCOV: (.+)$", run.stdout, re.MULTILINE)
+    return float(se), (float(lo), float(hi)), vcov
+
+
+def _naive_se(sid: str, family: Family) -> float:
+    """The documented wrong SE of ``naive-se``, computed here from the CSV."""
+    df = pd.read_csv(reference_csv(sid))
+    if family == "did":
+        fit = smf.ols("y ~ treat_x_post + C(unit_id) + C(period)", data=df).fit()
+        return float(fit.bse["treat_x_post"])
+    if family == "event_study":
+        df["post"] = (df["event_day"] >= 0).astype(int)
+        return float(smf.ols("ret ~ mkt_ret + post", data=df).fit().bse["post"])
+    if family == "iv":
+        df["x_hat"] = smf.ols("x ~ z + controls", data=df).fit().fittedvalues
+        return float(smf.ols("y ~ x_hat + controls", data=df).fit().bse["x_hat"])
+    near = df[df["near_cutoff"] == 1]
+    sides = [near.loc[near["treated"] == t, "y"] for t in (1, 0)]
+    return float(np.sqrt(sum(side.var(ddof=1) / len(side) for side in sides)))
+
+
 def _post_periods(sid: str, family: Family) -> int:
     df = pd.read_csv(reference_csv(sid))
     if family == "did":
@@ -138,6 +166,43 @@ def test_textbook_reproduces_the_canonical(
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("sid", "family"), CASES)
+def test_textbook_reports_the_reference_inference(
+    runs: dict[Key, Run], sid: str, family: Family, language: Language
+) -> None:
+    """CR1 by unit / stock as fixest computes it for the panels, HC1 otherwise: the canonical
+    reference variant to the printed precision, and the interval est -/+ 1.96 SE."""
+    run = runs[(sid, sid, "textbook", language, "default")]
+    est = _single_estimate(run)
+    se, (lo, hi), vcov = _printed_inference(run)
+    inference = canonical_inference(pd.read_csv(reference_csv(sid)), family)
+    assert inference is not None
+    assert se == pytest.approx(inference.ses[inference.reference], rel=1e-8, abs=0)
+    assert se_tier(se, inference) == ("matches", inference.reference)
+    assert (lo, hi) == pytest.approx((est - 1.959964 * se, est + 1.959964 * se), rel=1e-6)
+    assert vcov.startswith("CR1 clustered" if family in ("did", "event_study") else "HC1")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("sid", "family"), ONE_PER_FAMILY)
+def test_naive_se_gets_the_point_and_the_wrong_se(
+    runs: dict[Key, Run], sid: str, family: Family, language: Language
+) -> None:
+    run = runs[(sid, sid, "naive-se", language, "default")]
+    est = _single_estimate(run)
+    assert est == pytest.approx(_scenario(sid, family).canonical.estimate, rel=1e-8, abs=0)
+    se, _, _ = _printed_inference(run)
+    assert se == pytest.approx(_naive_se(sid, family), rel=1e-8, abs=0)
+    inference = canonical_inference(pd.read_csv(reference_csv(sid)), family)
+    assert inference is not None
+    tier, variant = se_tier(se, inference)
+    if family in ("did", "event_study"):  # an unclustered variant of a clustered design
+        assert (tier, variant) in (("wrong", "classical"), ("wrong", "hc1"))
+    else:
+        assert tier in ("wrong", "plausible") and variant is None
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("sid", "family"), ONE_PER_FAMILY)
 def test_textbook_under_paper_protocol_prints_a_labelled_line(
     runs: dict[Key, Run], sid: str, family: Family, language: Language
@@ -146,6 +211,7 @@ def test_textbook_under_paper_protocol_prints_a_labelled_line(
     assert run.status == "ok", run.stderr[-2000:]
     assert estimate_values(run.stdout) == []
     [value] = labelled_values(run.stdout)
+    assert "SE:" not in run.stdout and "VCOV:" not in run.stdout
     canonical = _scenario(sid, family).canonical.estimate
     assert value == pytest.approx(canonical, rel=1e-8, abs=0)
     code = code_blocks(

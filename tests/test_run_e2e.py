@@ -1,6 +1,6 @@
 """End to end, offline: the reference panel on a built smoke suite, in the real sandbox.
 
-One scenario per family; all seven agents in R and in Python (the session's shared run, the
+One scenario per family; all eight agents in R and in Python (the session's shared run, the
 ``reference_panel`` fixture). Each agent must land where its documented behaviour says, and a
 rerun must neither add nor change anything.
 """
@@ -29,7 +29,7 @@ def by_agent(records: tuple[CellRecord, ...], agent: str) -> list[CellRecord]:
 
 def test_the_panel_is_the_default_and_every_cell_is_stored(panel: PanelRun) -> None:
     assert tuple(f"reference/{a}" for a in AGENTS) == REFERENCE_PANEL
-    assert panel.summary.total == panel.summary.computed == 4 * 7 * 2 == len(panel.records)
+    assert panel.summary.total == panel.summary.computed == 4 * 8 * 2 == len(panel.records)
     assert {r.family for r in panel.records} == {"did", "event_study", "iv", "rdd"}
     assert {r.key.language for r in panel.records} == {"r", "python"}
     assert all(r.execution is None or r.execution.sandboxed for r in panel.records)
@@ -67,7 +67,26 @@ def test_code_that_runs_and_returns_the_wrong_number(panel: PanelRun) -> None:
     assert {c.status for c in cumulative if c.family == "did"} == {"wrong"}
 
 
-def test_summary_rates_match_the_table(panel: PanelRun) -> None:
+def test_inference_layer_separates_textbook_from_naive_se(panel: PanelRun) -> None:
+    """Both get the point; textbook's SE is the reference variant, naive-se's is wrong on the
+    clustered designs (an unclustered variant, named) and wrong elsewhere on this suite."""
+    textbook = by_agent(panel.records, "textbook")
+    naive_se = by_agent(panel.records, "naive-se")
+    for cell in textbook:
+        assert cell.scores is not None and cell.inference is not None
+        assert (cell.scores.se_tier, cell.scores.se_variant) == (
+            "matches",
+            cell.inference.reference,
+        )
+        assert cell.scores.se_ratio == pytest.approx(1.0, rel=1e-6)
+        assert cell.scores.L2c is True and cell.scores.significance_agrees is True
+    assert len(naive_se) == 8
+    for cell in naive_se:
+        assert cell.status == "correct" and cell.scores is not None
+        assert cell.scores.se_tier == "wrong" and cell.scores.L2c is False, cell.key
+        if cell.family in ("did", "event_study"):
+            assert cell.scores.se_variant in ("hc1", "classical")
+
     frame = cells_frame(panel.records)
     assert not frame.duplicated(["scenario_id", "model", "language", "sample"]).any()
     for model in panel.summary.models:
@@ -83,7 +102,7 @@ def test_rerun_adds_and_changes_nothing(panel: PanelRun) -> None:
     with RunStore.open(panel.config.out_dir) as store:
         seq_before = store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall()
     again = run_benchmark(panel.config)
-    assert again.computed == 0 and again.skipped == again.total == 56
+    assert again.computed == 0 and again.skipped == again.total == 64
     with RunStore.open(panel.config.out_dir) as store:
         after = tuple(store.iter_cells())
         assert store._conn.execute("SELECT seq FROM cells ORDER BY seq").fetchall() == seq_before

@@ -24,7 +24,7 @@ CLUSTERED = CanonicalInference(
     [
         (0.0505, "matches", "cr1"),  # within 2% of the clustered SE
         (0.0536, "matches", "cr1_dummies"),  # the closest variant is named
-        (0.0302, "matches", "hc1"),  # an unclustered SE matches its variant...
+        (0.0302, "wrong", "hc1"),  # an unclustered SE of a clustered design: named, wrong
         (0.045, "plausible", None),  # 0.9x the reference
         (0.0625, "plausible", None),  # 1.25x: inclusive
         (0.0399, "wrong", None),  # below 0.8x, not near any variant
@@ -76,8 +76,39 @@ def test_an_unclustered_se_flips_the_significance_call() -> None:
     result = score_inference(
         estimate=0.08, se=0.03, ci=(0.02, 0.14), canonical=0.08, inference=CLUSTERED, target=0.0
     )
-    assert result.tier == "matches" and result.variant == "hc1"
+    assert result.tier == "wrong" and result.variant == "hc1"
     assert result.significance_agrees is False and result.ci_covers is False
+
+
+# a clustered design whose errors are nearly independent: the unclustered SEs are within the
+# plausible band of the clustered one (as on the default suite, 0.9-1.15x)
+NEAR = CanonicalInference(
+    ses={"cr1": 0.050, "cr1_dummies": 0.0535, "hc1": 0.047, "classical": 0.0465}, reference="cr1"
+)
+
+
+@pytest.mark.parametrize(
+    ("se", "tier", "variant"),
+    [
+        (0.0465, "wrong", "classical"),  # 0.93x the clustered SE, but it is the classical one
+        (0.0471, "wrong", "hc1"),
+        (0.0495, "matches", "cr1"),  # closer to the clustered SE than to hc1
+        (0.0536, "matches", "cr1_dummies"),
+        (0.044, "plausible", None),  # near no variant, 0.88x the clustered SE
+        (0.039, "wrong", None),
+    ],
+)
+def test_clustered_designs_match_only_clustered_variants(
+    se: float, tier: str, variant: str | None
+) -> None:
+    assert se_tier(se, NEAR) == (tier, variant)
+
+
+def test_unclustered_variants_match_in_designs_without_clusters() -> None:
+    iv = CanonicalInference(ses={"hc1": 0.10, "hc0": 0.099, "classical": 0.08}, reference="hc1")
+    assert se_tier(0.0801, iv) == ("matches", "classical")
+    assert se_tier(0.0989, iv) == ("matches", "hc0")
+    assert se_tier(0.121, iv) == ("plausible", None)
 
 
 @given(st.floats(min_value=1e-6, max_value=1e3), st.floats(min_value=0.1, max_value=10.0))

@@ -13,6 +13,11 @@ Each agent has one documented behaviour (see ``docs/REFERENCE_PANEL.md``):
 ``wrong-term``
     fits a model and reports a neighbouring coefficient (a main effect, the market beta, the
     first stage, the running-variable slope).
+``naive-se``
+    gets the point right and the inference wrong (``default`` protocol): unclustered OLS standard
+    errors on panel data (DID, event study), the second-stage OLS standard error of a
+    two-stage least squares done by hand (IV), a two-sample standard error that ignores the
+    local linear fit (RDD).
 ``fragile``
     on a deterministic ~40% of scenarios either loads a package that is not installed or
     misspells a column name; otherwise ``textbook``.
@@ -42,6 +47,7 @@ AGENTS: Final[tuple[str, ...]] = (
     "naive",
     "cumulative",
     "wrong-term",
+    "naive-se",
     "fragile",
     "mute",
     "prose",
@@ -53,6 +59,7 @@ AGENT_SUMMARIES: Final[dict[str, str]] = {
     "naive": "a plausible but biased analysis (no differencing, OLS ignoring endogeneity, ...)",
     "cumulative": "reports a cumulative effect where a per-period one is asked (DID, event study)",
     "wrong-term": "fits a model and reports a neighbouring coefficient",
+    "naive-se": "the right point with a wrong standard error (unclustered on panels, ...)",
     "fragile": "on ~40% of scenarios loads a missing package or misspells a column",
     "mute": "runs the correct model and never prints the estimate",
     "prose": "describes the analysis in words, with no code",
@@ -131,7 +138,8 @@ def write_response(
     language
         ``"r"`` or ``"python"``: the language of the code block.
     protocol
-        ``"default"`` makes the script end with ``ESTIMATE: <number>``; ``"paper"`` prints a
+        ``"default"`` makes the script end with ``ESTIMATE: <number>`` (``textbook`` and
+        ``naive-se`` print ``SE:``, ``CI:`` and ``VCOV:`` lines before it); ``"paper"`` prints a
         labelled ``Estimated effect: <number>`` line only.
 
     Returns
@@ -174,7 +182,7 @@ def agent_variant(agent: str, scenario_id: str) -> Variant:
     """The script variant an agent writes for a scenario (``prose`` has none: ValueError)."""
     if agent == "fragile":
         return fragile_fault(scenario_id) or "textbook"
-    if agent in ("textbook", "naive", "cumulative", "wrong-term", "mute"):
+    if agent in ("textbook", "naive", "cumulative", "wrong-term", "naive-se", "mute"):
         return agent  # type: ignore[return-value]
     raise ValueError(f"agent {agent!r} writes no script")
 

@@ -1,8 +1,9 @@
 """Assembling a reference agent's script from per-family code pieces.
 
 Every script has the same shape: a setup piece (imports, reading the CSV, derived columns), an
-analysis piece that leaves the reported number in ``est``, optional robustness output, and a
-report piece. The pieces for each (language, family) live in :mod:`._r_code` and
+analysis piece that leaves the reported number in ``est``, optional robustness output, under the
+``default`` protocol an inference piece that leaves the reported standard error in ``se`` and its
+description in ``vcov_used`` (for the agents that report one), and a report piece. The pieces for each (language, family) live in :mod:`._r_code` and
 :mod:`._python_code`; this module picks them for an agent's behaviour.
 """
 
@@ -14,7 +15,9 @@ from typing import Literal
 from causalverify.families import Family
 
 #: What the script computes and reports.
-Variant = Literal["textbook", "naive", "cumulative", "wrong-term", "mute", "missing", "typo"]
+Variant = Literal[
+    "textbook", "naive", "cumulative", "wrong-term", "naive-se", "mute", "missing", "typo"
+]
 
 DATA_TOKEN = "<<DATA>>"
 CUTOFF_TOKEN = "<<CUTOFF>>"
@@ -68,6 +71,15 @@ class FamilyCode:
     #: printed (as a plain-text line) before the number by the variant that reports it; see
     #: :data:`DESCRIPTIONS`
     descriptions: dict[str, str]
+    #: ``default`` protocol only, after ``textbook``'s analysis: the reference variant's SE in
+    #: ``se`` (clustered CR1 for panels, HC1 otherwise) and its description in ``vcov_used``;
+    #: empty for the designs without canonical inference
+    inference: str = ""
+    #: ``naive-se``: the analysis when it differs from ``textbook``'s (a hand-made two-stage
+    #: least squares), else empty; the point estimate is ``textbook``'s either way
+    naive_se: str = ""
+    #: ``naive-se``, ``default`` protocol only: a wrong SE in ``se`` and ``vcov_used``
+    naive_se_inference: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +90,8 @@ class Reporter:
     print_labelled: str  # prints "Estimated effect: <est with 10 significant digits>"
     print_estimate: str  # prints "ESTIMATE: <est with 10 significant digits>"
     mute_line: str
+    #: prints "SE: <se>", "CI: [<lo>, <hi>]" (est -/+ 1.96 se) and "VCOV: <vcov_used>"
+    print_inference: str = ""
 
 
 def assemble(
@@ -104,7 +118,8 @@ def assemble(
     cutoff
         The running-variable cutoff (used by RDD pieces only).
     estimate_line
-        Whether to finish with ``ESTIMATE: <number>`` (the ``default`` protocol).
+        Whether to finish with ``ESTIMATE: <number>`` (the ``default`` protocol), preceded by
+        the ``SE:``, ``CI:`` and ``VCOV:`` lines where the variant reports its inference.
 
     Returns
     -------
@@ -117,19 +132,39 @@ def assemble(
         "naive": pieces.naive,
         "cumulative": pieces.cumulative,
         "wrong-term": pieces.wrong_term,
+        "naive-se": pieces.naive_se or pieces.textbook,
         "missing": pieces.missing,
         "typo": pieces.typo + pieces.robustness,
     }[variant]
-    report = _report(pieces, reporter, variant, estimate_line)
-    code = pieces.setup + "\n" + analysis + "\n" + report
+    inference = _inference(pieces, variant) if estimate_line else ""
+    report = _report(pieces, reporter, variant, estimate_line, inference=bool(inference))
+    code = pieces.setup + "\n" + analysis + "\n" + (inference + "\n" if inference else "") + report
     return code.replace(DATA_TOKEN, data_file).replace(CUTOFF_TOKEN, repr(float(cutoff)))
 
 
-def _report(pieces: FamilyCode, reporter: Reporter, variant: Variant, estimate_line: bool) -> str:
+def _inference(pieces: FamilyCode, variant: Variant) -> str:
+    """The piece that computes the reported SE (``default`` protocol), or empty."""
+    if variant == "textbook":
+        return pieces.inference
+    if variant == "naive-se":
+        return pieces.naive_se_inference
+    return ""
+
+
+def _report(
+    pieces: FamilyCode,
+    reporter: Reporter,
+    variant: Variant,
+    estimate_line: bool,
+    *,
+    inference: bool,
+) -> str:
     if variant == "mute":
         return reporter.mute_line
     key = variant if variant in pieces.descriptions else "textbook"
     lines = [reporter.print_text.format(text=pieces.descriptions[key]), reporter.print_labelled]
+    if inference:
+        lines.append(reporter.print_inference)
     if estimate_line:
         lines.append(reporter.print_estimate)
     return "\n".join(lines) + "\n"

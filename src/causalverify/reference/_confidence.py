@@ -3,8 +3,8 @@
 Each agent states confidences that fit its documented behaviour (``docs/REFERENCE_PANEL.md``),
 so a calibration run of the panel shows the phenomena the arm measures without any API key:
 
-``textbook``
-    always right, modestly confident (slightly under-confident).
+``textbook``, ``naive-se``
+    always right (the point), modestly confident (slightly under-confident).
 ``naive``, ``wrong-term``
     usually wrong and as confident as ``textbook`` or more: over-confidence.
 ``cumulative``
@@ -41,6 +41,7 @@ BASE: Final[dict[str, tuple[float, float, float]]] = {
     "naive": (0.90, 0.86, 0.88),
     "cumulative": (0.90, 0.84, 0.80),
     "wrong-term": (0.93, 0.90, 0.90),
+    "naive-se": (0.92, 0.86, 0.82),
     "fragile": (0.90, 0.84, 0.82),
     "mute": (0.90, 0.85, 0.60),
     "prose": (0.80, 0.50, 0.0),

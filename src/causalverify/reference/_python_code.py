@@ -14,6 +14,11 @@ REPORTER = Reporter(
     print_labelled='print(f"Estimated effect: {est:.10g}")',
     print_estimate='print(f"ESTIMATE: {est:.10g}")',
     mute_line='print("Model estimated; the fitted object is kept in `fit`.")\n',
+    print_inference="""\
+z = 1.959963984540054  # the 97.5% quantile of the standard normal
+print(f"SE: {se:.10g}")
+print(f"CI: [{est - z * se:.10g}, {est + z * se:.10g}]")
+print(f"VCOV: {vcov_used}")""",
 )
 
 _IMPORTS = """\
@@ -68,6 +73,19 @@ fit = smf.ols(formula, data=df).fit()
 est = float(fit.params["treat_post"])
 """,
     descriptions=DESCRIPTIONS["did"],
+    inference="""\
+# Inference: clustered by unit, CR1 as fixest computes it; the unit effects are nested in the
+# clusters, so the small-sample factor (n-1)/(n-K) counts only the effect and the periods
+n_obs, k_all = fit.nobs, fit.df_model + 1
+k_kept = 1 + df["period"].nunique()
+se = float(clustered.bse["treat_x_post"]) * ((n_obs - k_all) / (n_obs - k_kept)) ** 0.5
+vcov_used = "CR1 clustered by unit_id (fixest small-sample factors, nested unit effects)"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se = float(fit.bse["treat_x_post"])
+vcov_used = "OLS standard errors (nonrobust)"
+""",
 )
 
 EVENT_STUDY = FamilyCode(
@@ -120,6 +138,16 @@ fit = smf.ols(formula, data=df).fit()
 est = float(fit.params["post"])
 """,
     descriptions=DESCRIPTIONS["event_study"],
+    inference="""\
+# Inference: clustered by stock, CR1 (G/(G-1) * (n-1)/(n-K), as fixest computes it)
+se = float(clustered.bse["post"])
+vcov_used = "CR1 clustered by stock_id"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se = float(fit.bse["post"])
+vcov_used = "OLS standard errors (nonrobust)"
+""",
 )
 
 IV = FamilyCode(
@@ -172,6 +200,24 @@ fit = IV2SLS.from_formula(formula, data=df).fit(cov_type="unadjusted")
 est = float(fit.params["x"])
 """,
     descriptions=DESCRIPTIONS["iv"],
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1, debiased) standard error of the 2SLS estimate
+hc1 = IV2SLS.from_formula(formula, data=df).fit(cov_type="robust", debiased=True)
+se = float(hc1.std_errors["x"])
+vcov_used = "HC1 (heteroskedasticity-robust, debiased)"
+""",
+    naive_se="""\
+# Two-stage least squares by hand: the first stage, then OLS of y on the fitted x
+first = smf.ols("x ~ z + controls", data=df).fit()
+df["x_hat"] = first.fittedvalues
+fit = smf.ols("y ~ x_hat + controls", data=df).fit()
+est = float(fit.params["x_hat"])
+""",
+    naive_se_inference="""\
+# Standard error from the second-stage regression table
+se = float(fit.bse["x_hat"])
+vcov_used = "OLS standard errors of the second stage (nonrobust)"
+""",
 )
 
 RDD = FamilyCode(
@@ -226,6 +272,18 @@ fit = smf.ols(formula, data=near).fit()
 est = float(fit.params["treated"])
 """,
     descriptions=DESCRIPTIONS["rdd"],
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1) standard error of the jump
+se = float(smf.ols(formula, data=near).fit(cov_type="HC1").bse["treated"])
+vcov_used = "HC1 (heteroskedasticity-robust)"
+""",
+    naive_se_inference="""\
+# Standard error of the jump: the two sides of the window as independent samples
+above = near.loc[near["treated"] == 1, "y"]
+below = near.loc[near["treated"] == 0, "y"]
+se = float((above.var() / len(above) + below.var() / len(below)) ** 0.5)
+vcov_used = "two-sample standard error of the difference across the cutoff"
+""",
 )
 
 PIECES: dict[Family, FamilyCode] = {

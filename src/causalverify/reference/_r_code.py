@@ -14,6 +14,10 @@ REPORTER = Reporter(
     print_labelled='cat(sprintf("Estimated effect: %.10g\\n", est))',
     print_estimate='cat(sprintf("ESTIMATE: %.10g\\n", est))',
     mute_line='cat("Model estimated; the fitted object is kept in `fit`.\\n")\n',
+    print_inference="""\
+cat(sprintf("SE: %.10g\\n", se))
+cat(sprintf("CI: [%.10g, %.10g]\\n", est - qnorm(0.975) * se, est + qnorm(0.975) * se))
+cat(sprintf("VCOV: %s\\n", vcov_used))""",
 )
 
 _SE_HELPERS = """\
@@ -63,6 +67,20 @@ fit <- lm(y ~ treat_post + factor(unit_id) + factor(period), data = df)
 est <- unname(coef(fit)["treat_post"])
 """,
     descriptions=DESCRIPTIONS["did"],
+    inference="""\
+# Inference: clustered by unit, CR1 as fixest computes it; the unit effects are nested in the
+# clusters, so the small-sample factor (n-1)/(n-K) counts only the effect and the periods
+n_obs <- nobs(fit)
+k_kept <- 1 + length(unique(df$period))
+v_cl <- vcovCL(fit, cluster = ~unit_id, type = "HC0")["treat_x_post", "treat_x_post"]
+se <- sqrt(v_cl * (n_obs - 1) / (n_obs - k_kept))
+vcov_used <- "CR1 clustered by unit_id (fixest small-sample factors, nested unit effects)"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se <- unname(coef(summary(fit))["treat_x_post", "Std. Error"])
+vcov_used <- "OLS standard errors from lm"
+""",
 )
 
 EVENT_STUDY = FamilyCode(
@@ -108,6 +126,16 @@ fit <- lm(ret ~ mkt_return + post, data = df)
 est <- unname(coef(fit)["post"])
 """,
     descriptions=DESCRIPTIONS["event_study"],
+    inference="""\
+# Inference: clustered by stock, CR1 (G/(G-1) * (n-1)/(n-K), as fixest computes it)
+se <- sqrt(vcovCL(fit, cluster = ~stock_id, type = "HC1")["post", "post"])
+vcov_used <- "CR1 clustered by stock_id"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se <- unname(coef(summary(fit))["post", "Std. Error"])
+vcov_used <- "OLS standard errors from lm"
+""",
 )
 
 IV = FamilyCode(
@@ -155,6 +183,23 @@ fit <- ivreg(y ~ x + control | z + control, data = df)
 est <- unname(coef(fit)["x"])
 """,
     descriptions=DESCRIPTIONS["iv"],
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1) standard error of the 2SLS estimate
+se <- sqrt(vcovHC(fit, type = "HC1")["x", "x"])
+vcov_used <- "HC1 (heteroskedasticity-robust)"
+""",
+    naive_se="""\
+# Two-stage least squares by hand: the first stage, then OLS of y on the fitted x
+first <- lm(x ~ z + controls, data = df)
+df$x_hat <- fitted(first)
+fit <- lm(y ~ x_hat + controls, data = df)
+est <- unname(coef(fit)["x_hat"])
+""",
+    naive_se_inference="""\
+# Standard error from the second-stage regression table
+se <- unname(coef(summary(fit))["x_hat", "Std. Error"])
+vcov_used <- "OLS standard errors of the second stage"
+""",
 )
 
 RDD = FamilyCode(
@@ -206,6 +251,18 @@ fit <- lm(y ~ treated * rc, data = near)
 est <- unname(coef(fit)["treated"])
 """,
     descriptions=DESCRIPTIONS["rdd"],
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1) standard error of the jump
+se <- sqrt(vcovHC(fit, type = "HC1")["treated", "treated"])
+vcov_used <- "HC1 (heteroskedasticity-robust)"
+""",
+    naive_se_inference="""\
+# Standard error of the jump: the two sides of the window as independent samples
+above <- near$y[near$treated == 1]
+below <- near$y[near$treated == 0]
+se <- sqrt(var(above) / length(above) + var(below) / length(below))
+vcov_used <- "two-sample standard error of the difference across the cutoff"
+""",
 )
 
 PIECES: dict[Family, FamilyCode] = {

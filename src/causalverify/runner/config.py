@@ -21,6 +21,7 @@ REFERENCE_PANEL: tuple[str, ...] = (
     "reference/naive",
     "reference/cumulative",
     "reference/wrong-term",
+    "reference/naive-se",
     "reference/fragile",
     "reference/mute",
     "reference/prose",

@@ -4,7 +4,12 @@ canonical inference. Pure functions; see docs/SCORING.md.
 - ``se_tier``: ``matches`` when the reported SE is within :data:`MATCH_WITHIN` (2%) of a canonical
   variant (the closest is named), ``plausible`` when it is within :data:`PLAUSIBLE` (0.8-1.25x)
   of the reference variant (the clustered SE for clustered designs, HC1 otherwise), ``wrong``
-  otherwise, ``unread`` when no SE was read (never guessed, never ``wrong``).
+  otherwise, ``unread`` when no SE was read (never guessed, never ``wrong``). In a clustered
+  design (reference ``cr1``: DID, event study) only the clustered variants (``cr*``) match: an
+  SE whose closest variant is an unclustered one (``hc1``, ``classical``, ...) is ``wrong``, and
+  that variant is named. Panel errors that are nearly independent in one data set make the
+  unclustered SE land close to the clustered one, so the band alone would call the method that
+  ignores the panel ``plausible``; the closest variant says which method the number came from.
 - ``ci_covers``: the reported interval covers the DGP's effect (None without an interval).
 - ``significance_agrees``: the 5% call (``|estimate / SE| > 1.96``, or without an SE the interval
   excluding 0) agrees with the canonical estimate's under the reference variant.
@@ -44,14 +49,23 @@ def _usable(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 
 
+def clustered(variant: str) -> bool:
+    """Whether a variant's name is a cluster-robust one (``cr1``, ``cr1_dummies``)."""
+    return variant.startswith("cr")
+
+
 def se_tier(se: float | None, inference: CanonicalInference) -> tuple[SeTier, str | None]:
-    """The tier of a reported SE (already on the canonical's scale) and the matched variant."""
+    """The tier of a reported SE (already on the canonical's scale) and the matched variant
+    (named for ``matches``, and for ``wrong`` when the SE is an unclustered variant of a
+    clustered design)."""
     if se is None or not math.isfinite(se) or se <= 0:
         return "unread", None
     name, rel = min(
         ((n, abs(se / v - 1.0)) for n, v in inference.ses.items()), key=lambda item: item[1]
     )
     if rel <= MATCH_WITHIN + _SLACK:
+        if clustered(inference.reference) and not clustered(name):
+            return "wrong", name
         return "matches", name
     ratio = se / inference.ses[inference.reference]
     if PLAUSIBLE[0] - _SLACK <= ratio <= PLAUSIBLE[1] + _SLACK:

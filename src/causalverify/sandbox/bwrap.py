@@ -79,6 +79,9 @@ def sandbox_env(toolchain: Toolchain) -> dict[str, str]:
         "POLARS_MAX_THREADS": "1",
         "RAYON_NUM_THREADS": "1",
         "R_DATATABLE_NUM_THREADS": "1",
+        # Arrow's bundled jemalloc reserves about 1 GB of address space on first use (pandas
+        # reading a CSV is enough), which the address-space limit would count as the script's
+        "ARROW_DEFAULT_MEMORY_POOL": "system",
         "MPLBACKEND": "Agg",
         "PYTHONDONTWRITEBYTECODE": "1",
     }

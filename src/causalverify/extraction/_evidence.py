@@ -110,6 +110,8 @@ class Candidate:
     veto: str | None = None  # a reason it is never the estimate
     #: in a table column that names an estimate (a row marked main there is a result)
     effect_column: bool = False
+    #: its own label says it is not the effect (robustness, naive, another quantity)
+    label_against: bool = False
 
     @property
     def score(self) -> float:
@@ -204,13 +206,15 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
         return
     near = label[-120:]
     if EFFECT_WORDS.search(near):
-        cand.add(3.0, f"label {p.label.strip()[-80:]!r} names an estimate", "label")
+        kind = "column" if p.named_by_column else "label"
+        cand.add(3.0, f"label {p.label.strip()[-80:]!r} names an estimate", kind)
         if _FAMILY_GOOD[family].search(near):
             cand.add(2.0, f"the label names the {family} design")
         if MAIN_CONTEXT.search(near):
             cand.add(1.5, "the label says main/preferred")
     if SECONDARY.search(near):
         cand.add(-4.0, "the label marks a robustness, placebo or first-stage result")
+        cand.label_against = True
     elif SECONDARY.search(p.prefix.lower()) or _NAIVE.search(p.prefix.lower()):
         cand.add(-3.0, f"the line begins {p.prefix[:50]!r}")
     key = unicodedata.normalize("NFKC", p.key).replace("_", " ").lower()
@@ -225,13 +229,16 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
         cand.add(-3.0, f"printed under the key {p.key.strip()[:40]!r}")
     if _NAIVE.search(near):
         cand.add(-3.0, "the label marks a naive or comparison estimate")
+        cand.label_against = True
     if re.search(r"\bmedian\b", near):
         cand.add(-2.0, "the label names a median, not the mean effect")
     _window_evidence(cand, near, family)
     if _FAMILY_BAD[family].search(near):
         cand.add(-3.0, f"the label names a quantity other than the {family} effect")
+        cand.label_against = True
     if family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(near) and not IV_CONTEXT.search(near):
         cand.add(-2.0, "the label names an OLS result")
+        cand.label_against = True
 
 
 def heading_evidence(cand: Candidate, family: Family, heading: str) -> None:

@@ -66,6 +66,7 @@ class Printed:
     prefix: str  # the rest of the line before its label (digits removed)
     key: str  # the text between the previous number and its label (an enclosing JSON key)
     column: str  # the table column it sits in ("" outside a table); ``label`` is then its row
+    named_by_column: bool  # its label is the column name of a one-row frame, not a statement
     rows: int  # the number of rows of that table (0 outside a table)
     depth: int  # open parentheses or brackets before it
     after_value: bool  # in parentheses right after another value of the line
@@ -203,12 +204,14 @@ def read_line(
         )
         unit_label = label
         column = ""
+        named_by_column = False
         if row is not None and i in row.names:
             column = row.names[i]
             unit_label = f"{row.label} {column}".strip()
             label = row.label
             if label_columns and not row.label:
                 label, column = column, ""  # a one-row frame of results: names are labels
+                named_by_column = True
         factor, unit = _unit(unit_label, pct)
         suffix = _SUFFIX_UNIT.match(after)
         if suffix and not pct:
@@ -226,6 +229,7 @@ def read_line(
                 unit=unit,
                 label=label.strip(),
                 column=column,
+                named_by_column=named_by_column,
                 rows=row.rows if row is not None and column else 0,
                 prefix=" ".join(prefix.split()),
                 key=" ".join(key.split()),

@@ -318,7 +318,12 @@ def _same(a: Candidate, b: Candidate, family: Family) -> bool:
 
 
 def _eligible(c: Candidate) -> bool:
-    return c.veto is None and bool(c.kinds) and c.score > 0 and not c.printed.missing
+    """A candidate at all: evidence that it is an estimate and nothing that rules it out. A
+    number the script states as its result stays one even when other evidence weighs against
+    it (a naive or wrong-term estimate is still what the script reported, when nothing else is)."""
+    if c.veto is not None or not c.kinds or c.printed.missing:
+        return False
+    return c.score > 0 or (bool(c.kinds & _STATED) and not c.label_against)
 
 
 def _main_marked(c: Candidate) -> bool:

@@ -209,3 +209,13 @@ def test_sources_refuse_what_is_neither_a_run_nor_a_release(tmp_path: Path) -> N
     assert is_release(tmp_path)
     with pytest.raises(StoreError, match="not supported"):
         read_release_index(tmp_path)
+
+
+def test_every_field_of_a_cell_record_is_kept_by_a_release() -> None:
+    """A field missing from the release's parts is lost on the way, and rescoring a release then
+    differs from the run (the canonical inference was, for the L2c layer)."""
+    from causalverify.records import CellRecord
+    from causalverify.release._records import PARTS
+
+    kept = {field for fields in PARTS.values() for field in fields} | {"key", "prompt", "turns"}
+    assert set(CellRecord.model_fields) <= kept, set(CellRecord.model_fields) - kept

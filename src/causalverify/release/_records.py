@@ -5,7 +5,8 @@ A stored :class:`~causalverify.records.CellRecord` is split over five files unde
 carrying the cell ``key``:
 
 - ``cells.jsonl``: key, family, difficulty, beta, canonical, conversions, protocol,
-  prompt_sha256, status, scores, timings
+  prompt_sha256, status, status_reason, scores, timings, and the canonical inference (the
+  canonical SE under each variant, which scoring the reported SE needs)
 - ``responses.jsonl``: the raw model response
 - ``executions.jsonl``: the extracted code and the execution (stdout, stderr, status) with the
   resource limits of the run
@@ -51,8 +52,10 @@ PARTS: Final[dict[str, tuple[str, ...]]] = {
         "protocol",
         "prompt_sha256",
         "status",
+        "status_reason",
         "scores",
         "timings",
+        "inference",
     ),
     RESPONSES_FILE: ("response",),
     EXECUTIONS_FILE: ("code", "execution"),

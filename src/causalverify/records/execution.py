@@ -52,7 +52,8 @@ class FitEntry(BaseModel):
 
     ``function`` names the estimation function (``stats::lm``, ``linearmodels.IV2SLS``, ...);
     ``iv`` is set for instrumental-variables fits, with the ``endogenous`` regressors when known;
-    ``rd`` for a regression-discontinuity estimator. ``vcov`` says how the logged standard errors
+    ``rd`` for a regression-discontinuity estimator, and ``fuzzy`` for a fuzzy one (``rdrobust``
+    with ``fuzzy =``: its estimate is the ratio of the outcome's jump to the treatment's). ``vcov`` says how the logged standard errors
     were computed, in the package's own words, where the package exposes it (statsmodels'
     ``cov_type``, linearmodels' covariance estimator, pyfixest's vcov type and cluster variables,
     ``lm_robust``'s ``se_type``, fixest's vcov, the ``vcov.`` argument of ``lmtest::coeftest``
@@ -67,6 +68,7 @@ class FitEntry(BaseModel):
     nobs: float | None = None
     iv: bool = False
     rd: bool = False
+    fuzzy: bool = False
     endogenous: list[Text] = Field(default_factory=list)
     vcov: Text | None = None
 

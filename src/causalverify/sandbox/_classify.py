@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from causalverify.sandbox._process import Outcome
 from causalverify.sandbox.base import ExecResult, ExecStatus, Limits
-from causalverify.sandbox.fitlog import parse_fit_log
+from causalverify.sandbox.fitlog import parse_fit_log, parse_installs
 from causalverify.sandbox.outputs import parse_outputs
 
 _R_MISSING = re.compile(r"there is no package called [‘'`\"]([A-Za-z0-9._]+)[’'`\"]")
@@ -98,6 +98,14 @@ def to_result(outcome: Outcome, facts: RunFacts) -> ExecResult:
     missing = missing_package(stderr) if status == "error" else None
     if missing is not None:
         detail = f"package not installed: {missing}"
+    elif status == "error" and (attempted := parse_installs(outcome.side)):
+        # the script called install.packages() for a package that is not installed (R's error,
+        # "unable to install packages", does not say which when the name is a variable)
+        missing = attempted[0]
+        detail = (
+            f"package not installed: {missing} (the script tried to install it while running; "
+            "the sandbox has no network)"
+        )
     if not facts.sandboxed:
         detail = ("UNSAFE: executed without a sandbox. " + detail).strip()
     fits, fits_note = parse_fit_log(outcome.side, truncated=outcome.side_truncated)

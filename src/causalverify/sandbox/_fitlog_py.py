@@ -183,6 +183,8 @@ def _rdrobust_entry(function: str, res: Any) -> dict[str, Any] | None:
         "terms": _terms(_names(coef, None), _flat(coef), errors),
         "nobs": nobs,
         "rd": True,
+        # rdmodel reads "Fuzzy RD estimates ..." for rdrobust(..., fuzzy=d)
+        "fuzzy": "fuzzy" in str(getattr(res, "rdmodel", "")).lower(),
         "vcov": _text(f"vce={res.vce}") if getattr(res, "vce", None) else None,
     }
 

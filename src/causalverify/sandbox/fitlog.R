@@ -3,13 +3,25 @@
 # line {"function", "terms": [{"term", "estimate", "std_error"}], "nobs", "vcov"} written to the
 # pipe named by CAUSALVERIFY_FITLOG_FD, without changing what the script computes or prints
 # ("vcov": how the standard errors were computed, in the package's words: lm_robust's se_type,
-# fixest's vcov, coeftest's vcov. argument as written; "classical" where vcov() always is):
+# fixest's vcov, coeftest's vcov. argument as written; "classical" where vcov() always is; "iv"
+# and "endogenous" for instrumental-variables fits, "rd" for rdrobust and "fuzzy" for a fuzzy
+# rdrobust), and the packages the script asked install.packages() for that are not installed, as
+# {"kind":"install","packages": [...]} (the sandbox has no network: R's own error does not name
+# them when the name is a variable):
 #  - a function is hooked when its package's namespace loads (packageEvent hooks), so packages
 #    the script never loads are never touched;
-#  - the hook adds an on.exit() handler to a copy of the function's body (on.exit() calls of the
-#    original body get add = TRUE so they cannot remove it); the function keeps its environment,
-#    formals and call, so match.call(), printed calls and results are unchanged;
-#  - only the outermost hooked call is logged (lm() called inside another hooked fit is not);
+#  - the hook wraps, it does not rewrite: the namespace's binding (and the attached package's)
+#    becomes a small byte-compiled wrapper that evaluates the script's own call with the call's
+#    function name bound to the original function, in a new environment whose parent is the
+#    caller's frame. The original keeps its byte-code (R's JIT has nothing to recompile), and
+#    sees the same call: match.call(), sys.call(), printed calls, error messages and results are
+#    unchanged. (A call whose function is neither a name nor pkg::name, e.g. fits[[1]](...), is
+#    evaluated with the original function in its place.) The wrapper's logger runs on exit;
+#  - only the outermost hooked call is logged (lm() called inside another hooked fit is not), and
+#    a coeftest() made by an S3 method (AER's summary.ivreg) is that method's display of a fit
+#    already logged, not a fit;
+#  - lists are read with [[ ]] (exact), attributes with exact = TRUE: no partial matching (felm's
+#    iv.residuals is not an iv flag);
 #  - every failure of the hook is swallowed; the environment variables that point here are unset;
 #  - nothing is defined in any environment the script can see, and the hook keeps no state the
 #    script could reach and change: what runs when a hooked function returns is an expression
@@ -32,8 +44,12 @@ local({
       here <- Position(function(e) identical(e, call_env), sys.frames(), nomatch = 0L)
       # only the outermost hooked call is logged: none of the returning call's callers is hooked
       outer <- here > 0L && !any(vapply(seq_len(here - 1L), function(i)
-        isTRUE(attr(sys.function(i), "causalverify_fitlog")), NA))
-      value <- if (outer) returnValue(NULL) else NULL
+        isTRUE(attr(sys.function(i), "causalverify_fitlog", exact = TRUE)), NA))
+      # a coeftest() made by an S3 method (summary.ivreg) displays a fit, it is not one
+      caller <- get("caller", envir = call_env, inherits = FALSE)
+      by_method <- FNAME_ == "lmtest::coeftest" &&
+        exists(".Generic", envir = caller, inherits = FALSE)
+      value <- if (outer && !by_method) returnValue(NULL) else NULL
       if (!is.null(value)) {
         max_terms <- .(200L)
         jstr <- function(s) {
@@ -55,30 +71,45 @@ local({
         }
         # how vcov() of a fit computes its standard errors, where the class says so
         vcov_of <- function(fit) {
-          if (inherits(fit, "fixest")) return(attr(fit$cov.scaled, "type"))
+          if (inherits(fit, "fixest")) return(attr(fit[["cov.scaled"]], "type", exact = TRUE))
           if (inherits(fit, c("lm_robust", "iv_robust"))) {
-            if (!isTRUE(fit$clustered)) return(fit$se_type)
-            return(paste(fit$se_type, "by", text_of(fit$call$clusters)))
+            if (!isTRUE(fit[["clustered"]])) return(fit[["se_type"]])
+            return(paste(fit[["se_type"]], "by", text_of(fit[["call"]][["clusters"]])))
           }
-          if (inherits(fit, "rdrobust")) return(if (is.null(fit$vce)) NULL else paste0("vce=", fit$vce))
+          if (inherits(fit, "rdrobust")) {
+            vce <- fit[["vce"]]
+            return(if (is.null(vce)) NULL else paste0("vce=", vce))
+          }
           if (inherits(fit, "felm")) {
-            cl <- names(fit$clustervar)
+            cl <- names(fit[["clustervar"]])
             return(if (length(cl)) paste("cluster by", paste(cl, collapse = "+")) else "classical")
           }
           if (inherits(fit, c("lm", "glm", "ivreg", "plm"))) return("classical")
           NULL
         }
+        # coeftest's arguments as the script wrote them (an argument passed on through a
+        # wrapper's ... reads as the wrapper's caller wrote it), and the model when it was named
+        coeftest_args <- function() {
+          call <- as.list(get("call", envir = call_env, inherits = FALSE))
+          dots <- vapply(call, identical, NA, quote(...))
+          if (any(dots)) {  # the caller's ... as its own caller wrote them
+            given <- as.list(eval(quote(substitute(list(...))), caller))[-1L]
+            at <- which(dots)[1L]
+            call <- c(call[seq_len(at - 1L)], given, call[-seq_len(at)])
+          }
+          matched <- match.call(ORIGINAL_, as.call(call), expand.dots = FALSE)
+          x <- matched[["x"]]
+          model <- if (is.name(x)) get(as.character(x), envir = caller) else NULL
+          list(model = model, vcov = matched[["vcov."]], rest = matched[["..."]])
+        }
         # coeftest: its vcov. argument as written (with the named arguments it passes on), or
-        # the model's own vcov when none was given (the expressions of the call's promises, so an
-        # argument passed on through a wrapper's ... reads as the wrapper's caller wrote it)
-        coeftest_vcov <- function() {
-          if (eval(quote(missing(vcov.)), call_env)) return(vcov_of(get("x", envir = call_env)))
-          given <- eval(quote(substitute(vcov.)), call_env)
-          rest <- if (eval(quote(missing(...)), call_env)) list()
-                  else as.list(eval(quote(substitute(list(...))), call_env))[-1L]
+        # the model's own vcov when none was given
+        coeftest_vcov <- function(args) {
+          if (is.null(args[["vcov"]])) return(vcov_of(args[["model"]]))
+          rest <- as.list(args[["rest"]])
           named <- if (is.null(names(rest))) logical(length(rest)) else nzchar(names(rest))
           rest <- rest[named]
-          paste(c(text_of(given),
+          paste(c(text_of(args[["vcov"]]),
                   if (length(rest)) paste(names(rest), vapply(rest, text_of, ""), sep = " = ")),
                 collapse = ", ")
         }
@@ -98,10 +129,11 @@ local({
         }
         endogenous <- function(fit) {
           nm <- tryCatch({
-            if (!is.null(fit$iv_endo_names)) fit$iv_endo_names           # fixest
-            else if (!is.null(fit$endogenous)) names(fit$endogenous)      # ivreg::ivreg
+            if (!is.null(fit[["iv_endo_names"]])) fit[["iv_endo_names"]]       # fixest
+            else if (!is.null(fit[["endovars"]])) fit[["endovars"]]         # lfe::felm
+            else if (!is.null(fit[["endogenous"]])) names(fit[["endogenous"]]) # ivreg::ivreg
             else {
-              f <- formula(fit)                                          # AER::ivreg, iv_robust
+              f <- stats::formula(fit)                                      # AER::ivreg, iv_robust
               rhs <- deparse(f[[3L]], width.cutoff = 500L)
               if (!grepl("|", paste(rhs, collapse = " "), fixed = TRUE)) NULL
               else {
@@ -113,6 +145,22 @@ local({
           if (length(nm) == 0L) "" else
             paste0(",\"iv\":true,\"endogenous\":[", paste(vapply(nm, jstr, ""), collapse = ","), "]")
         }
+        # an IV fit: ivreg (AER, ivreg), iv_robust, fixest with an IV part, felm with endogenous
+        # regressors (felm's list has iv.residuals, not iv: no partial matching)
+        iv_of <- function(fit) {
+          is_iv <- inherits(fit, c("ivreg", "iv_robust")) || isTRUE(fit[["iv"]]) ||
+            (inherits(fit, "felm") && length(fit[["endovars"]]) > 0L)
+          if (is_iv) endogenous(fit) else ""
+        }
+        # a fuzzy rdrobust: its rdmodel says so (rdrobust >= 2), else its call has fuzzy =
+        is_fuzzy <- function(fit) {
+          model <- fit[["rdmodel"]]
+          if (is.character(model) && length(model) == 1L && !is.na(model)) {
+            return(grepl("fuzzy", model, ignore.case = TRUE))
+          }
+          cl <- fit[["call"]]
+          is.call(cl) && !is.null(cl[["fuzzy"]])
+        }
         entries <- function(fname, fit) {
           if (inherits(fit, "fixest_multi")) {
             return(unlist(lapply(as.list(fit), function(f) entries(fname, f)), use.names = FALSE))
@@ -121,14 +169,22 @@ local({
             m <- unclass(fit)
             est <- stats::setNames(m[, 1L], rownames(m))
             se <- stats::setNames(m[, 2L], rownames(m))
-            vc <- tryCatch(coeftest_vcov(), error = function(e) NULL)
-            return(entry_json(fname, est, se, attr(fit, "nobs"), vcov_json(vc)))
+            args <- tryCatch(coeftest_args(), error = function(e) list())
+            vc <- tryCatch(coeftest_vcov(args), error = function(e) NULL)
+            iv <- tryCatch(iv_of(args[["model"]]), error = function(e) "")
+            return(entry_json(fname, est, se, attr(fit, "nobs", exact = TRUE),
+                              paste0(iv, vcov_json(vc))))
           }
           if (inherits(fit, "rdrobust")) {
-            est <- stats::setNames(as.numeric(fit$coef), rownames(fit$coef))
-            se <- stats::setNames(as.numeric(fit$se), rownames(fit$coef))
+            coefs <- fit[["coef"]]
+            est <- stats::setNames(as.numeric(coefs), rownames(coefs))
+            se <- stats::setNames(as.numeric(fit[["se"]]), rownames(coefs))
             vc <- tryCatch(vcov_of(fit), error = function(e) NULL)
-            return(entry_json(fname, est, se, sum(fit$N), paste0(",\"rd\":true", vcov_json(vc))))
+            fuzzy <- if (isTRUE(tryCatch(is_fuzzy(fit), error = function(e) FALSE))) {
+              ",\"fuzzy\":true"
+            } else ""
+            return(entry_json(fname, est, se, sum(fit[["N"]]),
+                              paste0(",\"rd\":true", fuzzy, vcov_json(vc))))
           }
           est <- stats::coef(fit)
           if (is.matrix(est)) {
@@ -141,7 +197,7 @@ local({
             stats::setNames(sqrt(pmax(diag(v), 0)), rownames(v))
           }, error = function(e) NULL)
           nobs <- tryCatch(stats::nobs(fit), error = function(e) NA)
-          iv <- if (inherits(fit, c("ivreg", "iv_robust")) || isTRUE(fit$iv)) endogenous(fit) else ""
+          iv <- tryCatch(iv_of(fit), error = function(e) "")
           vc <- tryCatch(vcov_of(fit), error = function(e) NULL)
           entry_json(fname, est, se, nobs, paste0(iv, vcov_json(vc)))
         }
@@ -157,38 +213,89 @@ local({
     invisible()
   }))
 
-  # Hooks one function of a loaded namespace; a closure of the base environment whose body
-  # holds the logger as a constant.
-  hook <- eval(bquote(function(pkg, name) {
-    # on.exit() calls of the original body get add = TRUE, so they cannot drop the logger
-    keep_exits <- function(e) {
-      if (is.call(e)) {
-        if (identical(e[[1L]], as.name("on.exit")) && is.null(e$add)) e$add <- TRUE
-        for (i in seq_along(e)[-1L]) if (!is.null(e[[i]])) e[[i]] <- keep_exits(e[[i]])
+  # What a hooked install.packages() runs when it returns (or fails): the packages it was asked
+  # for that are not installed, read from its arguments as the script wrote them (evaluated again
+  # in the caller's frame: a name, a vector, need[!have]).
+  install_logger <- bquote(base::local({
+    jit <- compiler::enableJIT(0L)
+    base::tryCatch(base::suppressWarnings({
+      call_env <- parent.env(environment())
+      caller <- get("caller", envir = call_env, inherits = FALSE)
+      matched <- match.call(ORIGINAL_, get("call", envir = call_env, inherits = FALSE),
+                            envir = caller)
+      given <- matched[["pkgs"]]
+      pkgs <- if (is.character(given)) given else eval(given, caller)
+      pkgs <- unique(pkgs[is.character(pkgs) & !is.na(pkgs)])
+      pkgs <- pkgs[grepl("^[A-Za-z][A-Za-z0-9.]*$", pkgs)]
+      pkgs <- pkgs[!nzchar(vapply(pkgs, function(p) system.file(package = p), ""))]
+      pkgs <- pkgs[seq_len(min(length(pkgs), .(50L)))]
+      if (length(pkgs)) {
+        line <- paste0("{\"kind\":\"install\",\"packages\":[",
+                       paste0("\"", pkgs, "\"", collapse = ","), "]}")
+        con <- file(.(paste0("/proc/self/fd/", fd)), open = "a", raw = TRUE)
+        on.exit(close(con))
+        writeLines(line, con, useBytes = TRUE)
       }
-      e
-    }
+    }), error = function(e) NULL, finally = compiler::enableJIT(jit))
+    invisible()
+  }))
+
+  # Hooks one function of a loaded namespace; a closure of the base environment whose body
+  # holds the loggers as constants. The wrapper it puts in the function's place evaluates the
+  # script's own call (sys.call()) with the function's name bound to the original in a new
+  # environment whose parent is the caller's frame (for pkg::name, `::` is bound there to a
+  # function that gives the original for this name and defers to base R otherwise).
+  hook <- eval(bquote(function(pkg, name, install = FALSE) {
     ns <- asNamespace(pkg)
     if (!exists(name, envir = ns, inherits = FALSE)) return(invisible())
     f <- get(name, envir = ns, inherits = FALSE)
-    if (!is.function(f) || is.primitive(f) || isTRUE(attr(f, "causalverify_fitlog"))) return()
+    if (!is.function(f) || is.primitive(f) ||
+        isTRUE(attr(f, "causalverify_fitlog", exact = TRUE))) return(invisible())
     fname <- paste0(pkg, "::", name)
-    original <- body(f)
-    if ("on.exit" %in% all.names(original)) original <- keep_exits(original)
-    exit <- do.call(substitute, list(quote(.(logger)), list(FNAME_ = fname)))
-    body(f) <- call("{", call("on.exit", exit, add = TRUE), original)
-    attr(f, "causalverify_fitlog") <- TRUE
-    locked <- bindingIsLocked(name, ns)
-    if (locked) unlockBinding(name, ns)
-    assign(name, f, envir = ns)
-    if (locked) lockBinding(name, ns)
-    exports <- tryCatch(as.environment(paste0("package:", pkg)), error = function(e) NULL)
-    if (!is.null(exports) && exists(name, envir = exports, inherits = FALSE)) {
-      locked <- bindingIsLocked(name, exports)
-      if (locked) unlockBinding(name, exports)
-      assign(name, f, envir = exports)
-      if (locked) lockBinding(name, exports)
-    }
+    logger <- if (install) quote(.(install_logger)) else quote(.(logger))
+    exit <- do.call(substitute, list(logger, list(FNAME_ = fname, ORIGINAL_ = f)))
+    template <- function(expr, values) eval(do.call(substitute, list(expr, values)), baseenv())
+    # binds the name, in the namespace and the attached package, to a function
+    bind <- template(quote(function(value) {
+      envs <- list(asNamespace(PKG_),
+                   tryCatch(as.environment(paste0("package:", PKG_)), error = function(e) NULL))
+      for (env in envs) if (!is.null(env) && exists(NAME_, envir = env, inherits = FALSE)) {
+        locked <- bindingIsLocked(NAME_, env)
+        if (locked) unlockBinding(NAME_, env)
+        assign(NAME_, value, envir = env)
+        if (locked) lockBinding(NAME_, env)
+      }
+    }), list(PKG_ = pkg, NAME_ = name))
+    # While a call runs, the name is bound to the original, so that the script's call, evaluated
+    # in the caller's frame, reaches it exactly as it would unhooked (same call, same parent
+    # frame, same promises); a call by another route (FUN in lapply) gets a frame that binds
+    # the name, and one whose function is not named gets the original in its place.
+    wrapper <- template(quote(function() {
+      on.exit(EXIT_)
+      call <- sys.call()
+      caller <- parent.frame()
+      head <- call[[1L]]
+      if (is.name(head) || (is.call(head) && length(head) == 3L &&
+          (identical(head[[1L]], quote(`::`)) || identical(head[[1L]], quote(`:::`))))) {
+        me <- sys.function()
+        BIND_(ORIGINAL_)
+        on.exit(BIND_(me), add = TRUE)
+        if (identical(tryCatch(eval(head, caller), error = function(e) NULL), ORIGINAL_)) {
+          return(eval(call, caller))
+        }
+      }
+      if (is.name(head)) {
+        where <- new.env(parent = caller)
+        assign(as.character(head), ORIGINAL_, envir = where)
+        return(eval(call, where))
+      }
+      call[[1L]] <- ORIGINAL_
+      eval(call, caller)
+    }), list(EXIT_ = exit, ORIGINAL_ = f, BIND_ = bind))
+    formals(wrapper) <- formals(f)
+    wrapper <- compiler::cmpfun(wrapper)
+    attr(wrapper, "causalverify_fitlog") <- TRUE
+    bind(wrapper)
     invisible()
   }), baseenv())
 
@@ -201,14 +308,17 @@ local({
     lmtest = "coeftest",
     fixest = c("feols", "feglm", "fepois"),
     lfe = "felm",
-    rdrobust = "rdrobust"
+    rdrobust = "rdrobust",
+    utils = "install.packages"
   )
   for (pkg in names(targets)) {
     # the hook's JIT level is restored; the closure lives in the base environment
     on_load <- eval(bquote(function(...) {
       jit <- compiler::enableJIT(0L)
       on.exit(compiler::enableJIT(jit))
-      for (fn in .(targets[[pkg]])) tryCatch(.(hook)(.(pkg), fn), error = function(e) NULL)
+      for (fn in .(targets[[pkg]])) {
+        tryCatch(.(hook)(.(pkg), fn, install = fn == "install.packages"), error = function(e) NULL)
+      }
     }), baseenv())
     setHook(packageEvent(pkg, "onLoad"), on_load)
   }

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from importlib import resources
 from typing import Any, Final
 
@@ -30,11 +31,14 @@ from causalverify.sandbox.base import FitEntry, FitTerm
 HOOK_DIR: Final = "/code/hooks"
 #: how the output records that share the pipe start (see causalverify.sandbox.outputs)
 OUTPUT_PREFIX: Final = b'{"kind":"output"'
+#: how the R hook's records of install.packages() calls start (see :func:`parse_installs`)
+INSTALL_PREFIX: Final = b'{"kind":"install"'
 FD_VAR: Final = "CAUSALVERIFY_FITLOG_FD"
 MAX_BYTES: Final = 4 * 1024 * 1024
 MAX_ENTRIES: Final = 2000
 MAX_TERMS: Final = 200
 _MAX_NAME: Final = 200
+_R_PACKAGE: Final = re.compile(r"[A-Za-z][A-Za-z0-9.]{0,99}")
 
 #: R is started as ``--vanilla`` minus ``--no-site-file``, so that R_PROFILE names the hook
 R_FLAGS: Final = ("--no-save", "--no-restore", "--no-environ", "--no-init-file")
@@ -113,6 +117,7 @@ def _entry(raw: Any) -> FitEntry | None:
         nobs=nobs if nobs is not None and nobs >= 0 else None,
         iv=raw.get("iv") is True,
         rd=raw.get("rd") is True,
+        fuzzy=raw.get("fuzzy") is True,
         endogenous=[e for e in endog if e is not None],
         vcov=_name(raw.get("vcov")),
     )
@@ -134,8 +139,8 @@ def parse_fit_log(data: bytes, *, truncated: bool = False) -> tuple[list[FitEntr
     bad = 0
     over = 0
     for line in lines:
-        if not line.strip() or line.startswith(OUTPUT_PREFIX):
-            continue  # output records are read by causalverify.sandbox.outputs
+        if not line.strip() or line.startswith((OUTPUT_PREFIX, INSTALL_PREFIX)):
+            continue  # output records: causalverify.sandbox.outputs; installs: parse_installs
         if len(entries) >= MAX_ENTRIES:
             over += 1
             continue
@@ -152,3 +157,29 @@ def parse_fit_log(data: bytes, *, truncated: bool = False) -> tuple[list[FitEntr
     if over:
         notes.append(f"{over} fit-log entries past the first {MAX_ENTRIES} dropped")
     return entries, "; ".join(notes)
+
+
+def parse_installs(data: bytes, *, limit: int = 50) -> list[str]:
+    """The packages the script asked ``install.packages()`` for that were not installed, in order.
+
+    The R hook records them because R's own error in the sandbox ("unable to install packages",
+    the library being read-only) does not name them when the script passes a variable. Like the
+    rest of the log, a claim of the script's process; never raises.
+    """
+    names: list[str] = []
+    for line in data[:MAX_BYTES].split(b"\n"):
+        if not line.startswith(INSTALL_PREFIX):
+            continue
+        try:
+            raw = json.loads(line.decode("utf-8"))
+        except (ValueError, RecursionError):
+            continue
+        packages = raw.get("packages") if isinstance(raw, dict) else None
+        if not isinstance(packages, list):
+            continue
+        for name in packages:
+            if isinstance(name, str) and _R_PACKAGE.fullmatch(name) and name not in names:
+                names.append(name)
+        if len(names) >= limit:
+            break
+    return names[:limit]

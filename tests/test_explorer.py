@@ -174,6 +174,37 @@ def test_a_cell_address_opens_the_cell_with_its_code_and_the_extracted_line(
     assert all(url.startswith("file://") for url in browser.requests)
 
 
+@needs_browser
+def test_the_inference_layer_links_to_its_cells_and_shows_both_ses(
+    run_dir: Path, records: list[CellRecord], browser: Browser
+) -> None:
+    """naive-se's wrong SEs from the inference table; a DID cell shows its reported SE beside
+    the canonical clustered one, with the unclustered variant it matched and their ratio."""
+    browser.open(_index(run_dir))
+    page = browser.page
+    row = page.locator("#inference tbody tr", has_text="reference/naive-se")
+    row.locator("a").nth(6).click()  # L2b+, L2c, k/n, P(L2c | L2b+), matches, plausible, wrong
+    page.wait_for_function("location.hash.indexOf('se_tier=wrong') > 0")
+    rows = browser.rows()
+    wrong = [r for r in records if r.key.model == "reference/naive-se" and r.scores
+             and r.scores.se_tier == "wrong"]  # fmt: skip
+    assert rows and len(rows) == len(wrong)
+    assert all(r[1] == "reference/naive-se" and r[12] == "wrong" for r in rows)
+    record = next(r for r in wrong if r.family == "did")
+    assert record.inference is not None and record.scores is not None
+    browser.open(_index(run_dir), "#" + cell_address(record.key))
+    page.wait_for_selector("#cv-inference")
+    header, values = page.locator("#cv-inference tr").all_inner_texts()
+    assert "canonical SE (cr1)" in header
+    cells = [c.strip() for c in values.split("\t")]
+    assert cells[3:5] == ["wrong", record.scores.se_variant]
+    canonical = record.inference.ses["cr1"]
+    assert float(cells[1]) == pytest.approx(canonical, rel=1e-5)
+    assert float(cells[2]) == pytest.approx(record.scores.se_ratio, rel=1e-5)
+    assert "Canonical SE by variant" in page.inner_text("#cv-cell")
+    assert browser.errors == []
+
+
 def _fake(i: int, stdout: str = "ESTIMATE: 0.5\n") -> CellRecord:
     return CellRecord.model_validate(
         {

@@ -27,6 +27,7 @@ from causalverify.analysis._frame import (
     load_published_cells,
     prepare_cells,
 )
+from causalverify.analysis._inference import inference_summary
 from causalverify.analysis._invariance import language_invariance, mcnemar_exact
 from causalverify.analysis._paired import (
     PAIR_KEYS,
@@ -98,6 +99,7 @@ __all__ = [
     "dumps_summary",
     "executed_wrong",
     "holm",
+    "inference_summary",
     "json_ready",
     "kendall_spearman",
     "language_invariance",

@@ -16,7 +16,7 @@ import pandas as pd
 
 from causalverify.errors import CausalVerifyError
 from causalverify.families import PUBLISHED_NAME, parse_family
-from causalverify.store.table import COLUMNS, INT_COLUMNS
+from causalverify.store.table import COLUMNS, INFERENCE_COLUMNS, INT_COLUMNS
 
 LAYERS: Final[tuple[str, ...]] = ("L1", "L2a", "L2b", "L2b_plus")
 #: layers whose model ranking is compared with the L2b+ ranking
@@ -48,6 +48,7 @@ _FLOAT_COLUMNS: Final[tuple[str, ...]] = (
     "fitted_effect",
     "cost_usd",
 )
+_INFERENCE_TEXT: Final[tuple[str, ...]] = ("se_tier", "se_variant")
 _MISSING_PACKAGE = re.compile(
     r"there is no package called\s*[‘'\"]([A-Za-z0-9._]+)[’'\"]"
     r"|No module named\s*[‘'\"]([A-Za-z0-9_.]+)[’'\"]"
@@ -150,7 +151,15 @@ def prepare_cells(frame: pd.DataFrame) -> pd.DataFrame:
     bounds = [c for c in ("L2b_plus_lower", "L2b_plus_upper") if c in df.columns]
     for col in bounds:
         df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
-    df = df.loc[:, [*CELL_COLUMNS, *bounds]]
+    # optional layer L2c (docs/SCORING.md; kept only when present): tier and variant as text
+    # ("" when not assessed), the rest as numbers (NaN when not assessed)
+    inference = [c for c in INFERENCE_COLUMNS if c in df.columns]
+    for col in inference:
+        if col in _INFERENCE_TEXT:
+            df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
+        else:
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    df = df.loc[:, [*CELL_COLUMNS, *bounds, *inference]]
     df = df.sort_values(["scenario_id", "model", "language", "sample"], kind="mergesort")
     return df.reset_index(drop=True)
 

@@ -24,6 +24,7 @@ from causalverify.analysis._frame import (
     add_unit,
     prepare_cells,
 )
+from causalverify.analysis._inference import inference_summary
 from causalverify.analysis._invariance import language_invariance
 from causalverify.analysis._paired import design_power, pairwise_comparisons, rank_intervals
 from causalverify.analysis._ranking import (
@@ -166,6 +167,9 @@ def analyze_cells(
     for label, entry in tolerance_sweep(df, tolerances=TOLERANCES).items():
         summary["tolerance_sweep"][label] = entry.pop("passes")
         summary["tolerance_sweep_detail"][label] = entry
+    inference = inference_summary(df, settings=settings)
+    if inference is not None:  # cells scored for layer L2c (docs/SCORING.md)
+        summary["inference"] = inference
     if df["language"].nunique() > 1:
         summary["rates_by_language"] = _nested(rates_by_unit_language(df, settings=settings))
     invariance = language_invariance(df)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from causalverify.report._inference import inference_tables
 from causalverify.report._tables import (
     Table,
     by_family,
@@ -29,7 +30,7 @@ from causalverify.report.repair import repair_tables
 
 def all_tables(s: Mapping[str, Any]) -> list[Table]:
     """Every report table, in display order."""
-    tables = [leaderboard(s)]
+    tables = [leaderboard(s), *inference_tables(s)]  # L2c beside the headline, not in it
     if s.get("pairwise", {}).get("pairs"):  # two or more units
         tables.append(pairwise(s))
     if s.get("power"):

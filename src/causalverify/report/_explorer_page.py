@@ -26,6 +26,7 @@ FILTERS: Final[tuple[tuple[str, str], ...]] = (
     ("family", "design"),
     ("difficulty", "difficulty"),
     ("status", "status"),
+    ("se_tier", "SE tier"),
 )
 
 COLUMNS: Final[tuple[tuple[str, str], ...]] = (
@@ -39,6 +40,9 @@ COLUMNS: Final[tuple[tuple[str, str], ...]] = (
     ("estimate", "estimate"),
     ("canonical", "canonical"),
     ("rel_error", "rel. error"),
+    ("reported_se", "SE"),
+    ("canonical_se", "canonical SE"),
+    ("se_tier", "SE tier"),
 )
 
 CSS: Final[str] = """
@@ -94,7 +98,9 @@ SCRIPT: Final[str] = r"""
   IDX.fields.forEach(function (f, i) { F[f] = i; });
   var ROWS = IDX.rows, PAGE = 100, chunks = {}, waiting = {}, prompts = null, promptWait = [];
   var state = { filters: {}, scenario: "", sort: null, desc: false, page: 0 };
-  var KEYS = ["unit", "model", "language", "family", "difficulty", "status"];
+  var KEYS = ["unit", "model", "language", "family", "difficulty", "status", "se_tier"];
+  var SHOWN = ["scenario", "model", "language", "sample", "family", "difficulty", "status",
+               "estimate", "canonical", "rel_error", "reported_se", "canonical_se", "se_tier"];
   function $(id) { return document.getElementById(id); }
   function unitOf(r) {
     return IDX.unit === "model_language" ? r[F.model] + " (" + r[F.language] + ")" : r[F.model];
@@ -106,6 +112,7 @@ SCRIPT: Final[str] = r"""
   }
   function fmt(v) {
     if (v === null || v === undefined) { return "–"; }
+    if (typeof v === "boolean") { return v ? "yes" : "no"; }
     if (typeof v === "number" && !Number.isInteger(v)) { return String(Number(v.toPrecision(6))); }
     return String(v);
   }
@@ -117,7 +124,10 @@ SCRIPT: Final[str] = r"""
   }
   KEYS.forEach(function (k) {
     var sel = $("cv-f-" + k), seen = {};
-    ROWS.forEach(function (r) { seen[val(r, k)] = true; });
+    ROWS.forEach(function (r) {
+      var v = val(r, k);
+      if (v !== null && v !== undefined) { seen[v] = true; }
+    });
     Object.keys(seen).sort().forEach(function (v) { sel.appendChild(el("option", v, { value: v })); });
     sel.addEventListener("change", function () {
       state.filters[k] = sel.value; state.page = 0; render(); writeHash();
@@ -144,8 +154,8 @@ SCRIPT: Final[str] = r"""
   function compare(a, b) {
     var x = val(a, state.sort), y = val(b, state.sort);
     if (x === y) { return 0; }
-    if (x === null) { return 1; }
-    if (y === null) { return -1; }
+    if (x === null || x === undefined) { return 1; }
+    if (y === null || y === undefined) { return -1; }
     return (x < y ? -1 : 1) * (state.desc ? -1 : 1);
   }
   function render() {
@@ -157,8 +167,7 @@ SCRIPT: Final[str] = r"""
     list.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
       var tr = el("tr");
       tr.setAttribute("data-cell", address(r).slice(1));
-      ["scenario", "model", "language", "sample", "family", "difficulty", "status", "estimate",
-       "canonical", "rel_error"].forEach(function (k, i) {
+      SHOWN.forEach(function (k, i) {
         var td = el("td");
         if (i === 0) { td.appendChild(el("a", r[F.scenario], { href: address(r) })); }
         else { td.textContent = fmt(r[F[k]]); }
@@ -242,6 +251,25 @@ SCRIPT: Final[str] = r"""
     }
     if (t.judge) { block(box, "Judge", JSON.stringify(t.judge, null, 1)); }
   }
+  function inferenceView(box, row, d) {
+    // layer L2c: the reported SE beside the canonical one, with the variant and their ratio
+    if (!d.inference) { return; }
+    var s = d.last.scores || {}, read = s.extractor === "judge" ? d.last.judge : d.last.extraction;
+    var ci = read && read.ci ? "[" + fmt(read.ci[0]) + ", " + fmt(read.ci[1]) + "]" : null;
+    var ref = d.inference.reference;
+    box.appendChild(el("h3", "Inference (layer L2c, beside L2b+)"));
+    var table = el("table", null, { id: "cv-inference" }), hr = el("tr"), vr = el("tr");
+    ["reported SE", "canonical SE (" + ref + ")", "ratio", "SE tier", "variant", "reported CI",
+     "CI covers β", "significance agrees", "L2c"].forEach(function (h) { hr.appendChild(el("th", h)); });
+    [row[F.reported_se], row[F.canonical_se], row[F.se_ratio], row[F.se_tier], row[F.se_variant],
+     ci, s.ci_covers, s.significance_agrees, row[F.L2c]].forEach(function (v) { vr.appendChild(el("td", fmt(v))); });
+    table.appendChild(hr); table.appendChild(vr); box.appendChild(table);
+    var variants = Object.keys(d.inference.ses).sort().map(function (k) {
+      return k + (k === ref ? " (reference) " : " ") + fmt(d.inference.ses[k]);
+    });
+    box.appendChild(el("p", "Canonical SE by variant: " + variants.join("; ") +
+      (read && read.se_source ? ". The reported SE was read from: " + read.se_source : "") + ".", { "class": "note" }));
+  }
   function showCell(parts) {
     var box = $("cv-cell");
     var row = ROWS.filter(function (r) {
@@ -263,6 +291,7 @@ SCRIPT: Final[str] = r"""
       [row[F.status], row[F.family], row[F.estimate], row[F.canonical], row[F.rel_error], row[F.L1],
        row[F.L2a], row[F.L2b], row[F.L2b_plus], row[F.turns]].forEach(function (v) { vr.appendChild(el("td", fmt(v))); });
       table.appendChild(hr); table.appendChild(vr); box.appendChild(table);
+      inferenceView(box, row, d);
       if (d.last.extraction) {
         box.appendChild(el("p", "Extraction: " + fmt(d.last.extraction.value) + " by rule " + d.last.extraction.rule, { "class": "note" }));
       }

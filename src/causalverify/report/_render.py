@@ -202,6 +202,8 @@ def _html_figure(name: str, path: Path) -> str:
 
 #: the figure shown at the top of the report, beside the leaderboard
 HEADLINE_FIGURE: Final[str] = "rank_agreement"
+#: the tables shown open at the top: the leaderboard, then the inference layer L2c beside it
+_SHOWN: Final[frozenset[str]] = frozenset({"leaderboard", "inference"})
 
 
 def render_html(
@@ -214,12 +216,13 @@ def render_html(
     """``index.html``: one self-contained page (inline CSS and script, figures embedded as base64
     PNG). It leads with the leaderboard and the headline figure; the cell explorer follows (its
     data in ``explorer/`` beside the page, when ``explorer``); the other tables and figures are
-    collapsed below."""
+    collapsed below (the inference layer L2c, when the run has it, follows the leaderboard
+    as its own table)."""
     esc = html.escape
     overview = "".join(f"<li>{esc(line)}</li>" for line in _overview(summary))
     tables = all_tables(summary)
-    top = [t for t in tables if t.key == "leaderboard"]
-    rest = [t for t in tables if t.key != "leaderboard"]
+    top = [t for t in tables if t.key in _SHOWN]
+    rest = [t for t in tables if t.key not in _SHOWN]
     lead = "\n".join(_html_table(t) for t in top)
     headline = "".join(
         _html_figure(name, path) for name, path in figures.items() if name == HEADLINE_FIGURE

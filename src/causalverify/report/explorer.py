@@ -8,6 +8,10 @@ files that call a function of the page, not JSON, so that a browser opening the 
 loads them without a server. Everything is written sorted and compact, so the same run gives the
 same bytes. The page (:mod:`causalverify.report._render`) inserts model output as text only.
 
+The index also carries layer L2c (docs/SCORING.md): the reported SE, the canonical SE under the
+reference variant, the tier, the matched variant, their ratio and L2c; a cell's details add every
+canonical variant and the reported interval.
+
 A cell's address is ``index.html#cell/<scenario>/<model>/<language>/<sample>``, each part
 URL-encoded (:func:`cell_address`).
 """
@@ -44,6 +48,12 @@ FIELDS: Final[tuple[str, ...]] = (
     "L2b_plus",
     "turns",
     "chunk",
+    "reported_se",
+    "canonical_se",
+    "se_tier",
+    "se_variant",
+    "se_ratio",
+    "L2c",
 )
 
 
@@ -80,6 +90,24 @@ def _row(record: CellRecord, chunk: int) -> list[Any]:
         _flag(scores.L2b_plus) if scores else None,
         len(record.turn_states()),
         chunk,
+        *_inference(record),
+    ]
+
+
+def _inference(record: CellRecord) -> list[Any]:
+    """``reported_se, canonical_se, se_tier, se_variant, se_ratio, L2c`` of a cell (None where
+    not assessed); the reported SE is the one scoring read (the judge's under its extractor)."""
+    scores, inference = record.scores, record.inference
+    reported = record.extraction
+    if scores is not None and scores.extractor == "judge":
+        reported = record.judge
+    return [
+        reported.se if reported is not None else None,
+        inference.ses[inference.reference] if inference is not None else None,
+        scores.se_tier if scores else None,
+        scores.se_variant if scores else None,
+        scores.se_ratio if scores else None,
+        _flag(scores.L2c) if scores else None,
     ]
 
 
@@ -98,10 +126,14 @@ def _turn(turn: TurnRecord) -> dict[str, Any]:
         "stdout": ex.stdout if ex else None,
         "stderr": ex.stderr if ex else None,
         "fits": [f.model_dump(mode="json") for f in ex.fits] if ex else [],
-        "extraction": ext.model_dump(mode="json", include={"value", "rule", "line"})
+        "extraction": ext.model_dump(
+            mode="json", include={"value", "rule", "line", "se", "ci", "se_source"}
+        )
         if ext
         else None,
-        "judge": turn.judge.model_dump(mode="json", include={"value", "rule", "rationale"})
+        "judge": turn.judge.model_dump(
+            mode="json", include={"value", "rule", "rationale", "se", "ci"}
+        )
         if turn.judge
         else None,
         "scores": turn.scores.model_dump(mode="json") if turn.scores else None,
@@ -115,6 +147,7 @@ def _detail(record: CellRecord) -> dict[str, Any]:
     return {
         "prompt": record.prompt_sha256,
         "protocol": record.protocol,
+        "inference": record.inference.model_dump(mode="json") if record.inference else None,
         "last": _turn(turns[-1]),
         "turns": [_turn(t) for t in turns] if len(turns) > 1 else [],
     }

@@ -3,7 +3,9 @@ Face ``datasets`` and the other tools users already have.
 
 ``cells.<ext>`` has one row per cell (a repair-mode cell by its final turn); ``turns.<ext>`` one
 row per turn (a single-shot cell is its own turn 1). Every row carries the suite and run settings,
-the cell's key, design and true and canonical effects, its status and scores, the extraction
+the cell's key, design and true and canonical effects, its status and scores, layer L2c (the
+reported SE and interval, the canonical SE under the reference variant and every variant as JSON,
+the tier, matched variant, ratio, coverage, significance agreement; docs/SCORING.md), the extraction
 (method, value, rule, line, ambiguity, every candidate, and the whole stored record as JSON, so
 fields added later are not lost), the execution, tokens, cost and timings. The columns are fixed
 (:data:`COLUMNS`, then one ``time_<stage>`` column per timing the run recorded), so every format
@@ -52,6 +54,19 @@ COLUMNS: Final[tuple[tuple[str, str], ...]] = (
     ("matched_conversion", "string"),
     ("fitted_effect", "float64"),
     ("fitted_right", "bool"),
+    ("reported_se", "float64"),
+    ("reported_ci_low", "float64"),
+    ("reported_ci_high", "float64"),
+    ("se_source", "string"),
+    ("canonical_se", "float64"),
+    ("se_reference", "string"),
+    ("canonical_ses", "string"),
+    ("se_tier", "string"),
+    ("se_variant", "string"),
+    ("se_ratio", "float64"),
+    ("ci_covers", "bool"),
+    ("significance_agrees", "bool"),
+    ("L2c", "bool"),
     ("profile", "string"),
     ("tolerance", "float64"),
     ("extractor", "string"),
@@ -116,6 +131,7 @@ def _state_fields(state: CellRecord | TurnRecord) -> dict[str, Any]:
         "matched_conversion": scores.matched_conversion if scores else None,
         "fitted_effect": _num(scores.fitted_effect) if scores else None,
         "fitted_right": scores.fitted_right if scores else None,
+        **_inference_fields(state),
         "profile": scores.profile if scores else None,
         "tolerance": scores.tolerance if scores else None,
         "extractor": scores.extractor if scores else None,
@@ -149,7 +165,28 @@ def _state_fields(state: CellRecord | TurnRecord) -> dict[str, Any]:
     }
 
 
+def _inference_fields(state: CellRecord | TurnRecord) -> dict[str, Any]:
+    """Layer L2c of a cell or turn: what was reported (read by the extractor that scored it)
+    and how it was scored."""
+    scores = state.scores
+    read = state.judge if scores is not None and scores.extractor == "judge" else state.extraction
+    ci = read.ci if read is not None else None
+    return {
+        "reported_se": _num(read.se) if read else None,
+        "reported_ci_low": _num(ci[0]) if ci else None,
+        "reported_ci_high": _num(ci[1]) if ci else None,
+        "se_source": read.se_source if read else None,
+        "se_tier": scores.se_tier if scores else None,
+        "se_variant": scores.se_variant if scores else None,
+        "se_ratio": _num(scores.se_ratio) if scores else None,
+        "ci_covers": scores.ci_covers if scores else None,
+        "significance_agrees": scores.significance_agrees if scores else None,
+        "L2c": scores.L2c if scores else None,
+    }
+
+
 def _key_fields(record: CellRecord, run: Mapping[str, Any]) -> dict[str, Any]:
+    inference = record.inference
     return {
         **run,
         "scenario_id": record.key.scenario_id,
@@ -161,6 +198,9 @@ def _key_fields(record: CellRecord, run: Mapping[str, Any]) -> dict[str, Any]:
         "difficulty": record.difficulty,
         "true_effect": record.beta,
         "canonical": record.canonical,
+        "canonical_se": inference.ses[inference.reference] if inference else None,
+        "se_reference": inference.reference if inference else None,
+        "canonical_ses": json.dumps(inference.ses, sort_keys=True) if inference else None,
     }
 
 

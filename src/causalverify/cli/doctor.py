@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import sys
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -11,6 +12,7 @@ from rich.table import Table
 
 from causalverify.cli._common import echo_json, friendly_errors
 from causalverify.errors import CausalVerifyError
+from causalverify.sandbox import rlibrary
 from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.manifest import PYTHON_PACKAGES, environment_manifest
 from causalverify.sandbox.rlibrary import RECOMMENDED
@@ -52,14 +54,55 @@ def _environment_table() -> tuple[Table, bool]:
         tc.r_library or "not created (causalverify r-packages install --recommended)",
         "",
     )
+    pinned = {p.name: p.pinned for p in _managed_packages(tc.r_library)}
     for name in RECOMMENDED:  # optional: model code loads them, Debian does not ship them
         version = manifest.r_packages.get(name)
+        paper = rlibrary.PAPER_VERSIONS.get(name)
+        note = f" (pinned {pinned[name]})" if pinned.get(name) else ""
+        if paper and version and version != paper:
+            note += f"; the published environment used {paper}"
         table.add_row(
             f"R (managed): {name}",
-            version or "not installed",
+            (version + note) if version else "not installed",
             "[green]ok[/green]" if version else "[yellow]optional[/yellow]",
         )
+    missing = [n for n in RECOMMENDED if n not in manifest.r_packages]
+    if missing:
+        table.add_row(
+            "R (managed): missing",
+            f"{', '.join(missing)}: causalverify r-packages install --recommended",
+            "[yellow]optional[/yellow]",
+        )
     return table, ok
+
+
+def _managed_packages(library: str | None) -> list[rlibrary.InstalledPackage]:
+    return rlibrary.list_packages(Path(library)) if library else []
+
+
+def _hooks_table() -> tuple[Table, bool]:
+    """The fit log's R hook, run in the sandbox: a fit is logged as coef() gives it, and every
+    hooked function of an installed package keeps its byte-code."""
+    from causalverify.sandbox.bwrap import BwrapSandbox
+    from causalverify.sandbox.fitlog import hook_selfcheck
+
+    table = Table(title="fit-log hooks (R)")
+    for col in ("check", "holds", "detail"):
+        table.add_column(col)
+    try:
+        box = BwrapSandbox(warm=False)
+        try:
+            checks = hook_selfcheck(box)
+        finally:
+            box.close()
+    except CausalVerifyError as exc:
+        table.add_row("fit log (R)", "[red]no[/red]", str(exc))
+        return table, False
+    for check in checks:
+        table.add_row(
+            check.name, "[green]yes[/green]" if check.ok else "[red]NO[/red]", check.detail
+        )
+    return table, all(c.ok for c in checks)
 
 
 def _selftest_table(warm: bool) -> tuple[Table, bool]:
@@ -104,8 +147,9 @@ def doctor(as_json: bool) -> None:
     console = Console()
     env_table, env_ok = _environment_table()
     cold_table, cold_ok = _selftest_table(warm=False)
+    hooks_table, hooks_ok = _hooks_table() if discover().rscript else (None, True)
     tables = [cold_table]
-    test_ok = cold_ok
+    test_ok = cold_ok and hooks_ok
     if warm_default():
         warm_table, warm_ok = _selftest_table(warm=True)
         tables.append(warm_table)
@@ -117,12 +161,15 @@ def doctor(as_json: bool) -> None:
                 "environment": _rows(env_table),
                 "sandbox_selftest": _rows(cold_table),
                 "sandbox_selftest_warm": _rows(tables[1]) if len(tables) > 1 else None,
+                "fitlog_hooks": _rows(hooks_table) if hooks_table is not None else None,
             }
         )
         sys.exit(0 if env_ok and test_ok else 1)
     console.print(env_table)
     for table in tables:
         console.print(table)
+    if hooks_table is not None:
+        console.print(hooks_table)
     if env_ok and test_ok:
         console.print("[green]ready[/green]")
         return

@@ -23,6 +23,16 @@ def _rscript() -> str:
     return rscript
 
 
+def _merge(specs: list[str]) -> list[str]:
+    """Specs once each by package name; a pinned one wins over an unpinned one."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, version = rlibrary.parse_spec(spec)
+        if name not in out or version is not None:
+            out[name] = spec.strip()
+    return list(out.values())
+
+
 @click.group(name="r-packages")
 def r_packages() -> None:
     """Install and list CRAN packages in CausalVerify's own R library (read-only in the sandbox).
@@ -38,6 +48,14 @@ def r_packages() -> None:
     "--recommended",
     is_flag=True,
     help=f"Also install the recommended set ({', '.join(rlibrary.RECOMMENDED)}).",
+)
+@click.option(
+    "--set",
+    "package_set",
+    type=click.Choice(sorted(rlibrary.SETS)),
+    default=None,
+    help="Also install a named set: recommended, or paper (the recommended set with the "
+    f"published environment's versions pinned: {', '.join(rlibrary.PAPER)}).",
 )
 @click.option(
     "--repos",
@@ -61,19 +79,33 @@ def r_packages() -> None:
 def install(
     names: tuple[str, ...],
     recommended: bool,
+    package_set: str | None,
     repos: str | None,
     connect_timeout: float,
     if_reachable: bool,
 ) -> None:
-    """Install NAMES (and their dependencies) into the managed R library."""
-    wanted = list(dict.fromkeys([*names, *(rlibrary.RECOMMENDED if recommended else ())]))
+    """Install NAMES (and their dependencies) into the managed R library.
+
+    A name may pin a version, NAME==VERSION (rdrobust==3.0.0): the current version comes from
+    the repository's index, an older one from its archive (src/contrib/Archive/NAME/).
+    """
+    extra = [
+        *(rlibrary.RECOMMENDED if recommended else ()),
+        *rlibrary.SETS.get(package_set or "", ()),
+    ]
+    wanted = _merge([*names, *extra])
     if not wanted:
-        raise click.UsageError("name at least one package, or pass --recommended")
+        raise click.UsageError("name at least one package, or pass --recommended or --set")
     rscript = _rscript()
     library = rlibrary.managed_library_path(rlibrary.r_version(rscript))
     repos = repos or rlibrary.default_repos()
-    present = {p.name for p in rlibrary.list_packages(library)}
-    todo = [n for n in wanted if n not in present]
+    present = {p.name: p.version for p in rlibrary.list_packages(library)}
+    todo = [
+        spec
+        for spec in wanted
+        if (pin := rlibrary.parse_spec(spec))[0] not in present
+        or (pin[1] is not None and present[pin[0]] != pin[1])
+    ]
     if not todo:
         click.echo(f"r-packages: already installed in {library}: {', '.join(wanted)}")
         return
@@ -98,17 +130,18 @@ def list_(as_json: bool) -> None:
     packages = rlibrary.list_packages(library)
     if as_json:
         rows = [
-            {"name": p.name, "version": p.version, "repository": p.repository} for p in packages
+            {"name": p.name, "version": p.version, "pinned": p.pinned, "repository": p.repository}
+            for p in packages
         ]
         click.echo(
             json.dumps({"library": str(library), "packages": rows}, indent=2, sort_keys=True)
         )
         return
     table = Table(title=f"managed R library: {library}")
-    for col in ("package", "version", "from"):
+    for col in ("package", "version", "pinned", "from"):
         table.add_column(col)
     for p in packages:
-        table.add_row(p.name, p.version, p.repository)
+        table.add_row(p.name, p.version, p.pinned or "", p.repository)
     Console().print(table)
     missing = [n for n in rlibrary.RECOMMENDED if n not in {p.name for p in packages}]
     if missing:

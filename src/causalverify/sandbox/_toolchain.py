@@ -26,6 +26,9 @@ ETC_ALLOWLIST: tuple[str, ...] = (
     "/etc/mime.types",
 )
 
+#: where the managed R library appears inside the sandbox
+SANDBOX_R_LIBRARY: str = "/opt/causalverify/r-library"
+
 _TOP_LEVEL = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
@@ -37,7 +40,8 @@ class Toolchain:
     python: str
     rscript: str | None
     r_home: str | None
-    #: the R library CausalVerify manages (:mod:`.rlibrary`), when it exists: bound read-only
+    #: the R library CausalVerify manages (:mod:`.rlibrary`), when it exists: bound read-only at
+    #: :data:`SANDBOX_R_LIBRARY`, so that no host path (a user's home) shows in a script's output
     r_library: str | None
     #: host paths bound read-only at the same place
     ro_binds: tuple[str, ...]
@@ -103,9 +107,8 @@ def discover() -> Toolchain:
     if r_home:
         candidates += [r_home, os.path.realpath(r_home)]
     candidates += ["/usr/local/lib/R", "/usr/share/R"]
+    # the managed R library is bound at a fixed path of its own (SANDBOX_R_LIBRARY), not here
     r_library = _managed_library(rscript)
-    if r_library is not None:
-        candidates.append(r_library)
     for cand in candidates:
         real = os.path.realpath(cand)
         for p in (cand, real):

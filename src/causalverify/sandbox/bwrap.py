@@ -45,7 +45,7 @@ from causalverify.sandbox import fitlog
 from causalverify.sandbox._classify import RunFacts, to_result, unavailable
 from causalverify.sandbox._process import kill_quietly, supervise
 from causalverify.sandbox._seccomp import filter_program
-from causalverify.sandbox._toolchain import Toolchain, discover
+from causalverify.sandbox._toolchain import SANDBOX_R_LIBRARY, Toolchain, discover
 from causalverify.sandbox._uidslot import UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
 from causalverify.sandbox.packages import with_runtime_install
@@ -63,7 +63,7 @@ SEAL: tuple[str, ...] = ("--remount-ro", "/dev", "--remount-ro", "/")
 
 def sandbox_env(toolchain: Toolchain) -> dict[str, str]:
     """The complete environment of a sandboxed script (nothing is inherited)."""
-    extra = {"R_LIBS": toolchain.r_library} if toolchain.r_library else {}
+    extra = {"R_LIBS": SANDBOX_R_LIBRARY} if toolchain.r_library else {}
     return {
         **extra,
         "PATH": toolchain.path_env,
@@ -261,11 +261,14 @@ class BwrapSandbox:
         args += ["--proc", "/proc", "--dev", "/dev"]
         args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
         # bwrap would create missing parents with mode 0700: unusable by the script's uid
-        for parent in _ancestors([*tc.ro_binds, CODE_DIR + "/x"]):
+        library = [SANDBOX_R_LIBRARY] if tc.r_library else []
+        for parent in _ancestors([*tc.ro_binds, *library, CODE_DIR + "/x"]):
             if parent not in ("/tmp", "/proc", "/dev"):
                 args += ["--perms", "0755", "--dir", parent]
         for path in tc.ro_binds:
             args += ["--ro-bind", path, path]
+        if tc.r_library:  # at a fixed path: no host path (a home folder) in a script's output
+            args += ["--ro-bind", tc.r_library, SANDBOX_R_LIBRARY]
         for target, link in tc.symlinks:
             args += ["--symlink", target, link]
         if workspace is None:

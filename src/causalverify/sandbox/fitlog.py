@@ -22,6 +22,7 @@ import functools
 import json
 import math
 import re
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
@@ -183,3 +184,77 @@ def parse_installs(data: bytes, *, limit: int = 50) -> list[str]:
         if len(names) >= limit:
             break
     return names[:limit]
+
+
+#: the hooked functions (as in fitlog.R), for the self-check
+R_TARGETS: Final[dict[str, tuple[str, ...]]] = {
+    "stats": ("lm", "glm"),
+    "estimatr": ("lm_robust", "iv_robust"),
+    "AER": ("ivreg",),
+    "ivreg": ("ivreg",),
+    "plm": ("plm",),
+    "lmtest": ("coeftest",),
+    "fixest": ("feols", "feglm", "fepois"),
+    "lfe": ("felm",),
+    "rdrobust": ("rdrobust",),
+}
+
+_HOOK_CHECK_R: Final = """
+targets <- TARGETS
+d <- data.frame(x = c(1, 2, 3, 4, 5, 6), y = c(1.1, 2.3, 2.9, 4.2, 5.1, 5.8))
+cat("COEF", sprintf("%.17g", coef(lm(y ~ x, d))[["x"]]), "\\n")
+original_of <- function(e) {  # the closure of the package the wrapper calls
+  if (is.function(e) && !identical(environment(e), baseenv())) return(e)
+  if (is.call(e)) for (i in seq_along(e)) {
+    found <- tryCatch(original_of(e[[i]]), error = function(err) NULL)
+    if (!is.null(found)) return(found)
+  }
+  NULL
+}
+for (pkg in names(targets)) {
+  if (!nzchar(system.file(package = pkg))) next
+  if (!isTRUE(tryCatch({ loadNamespace(pkg); TRUE }, error = function(e) FALSE))) next
+  for (fn in targets[[pkg]]) {
+    w <- get(fn, envir = asNamespace(pkg))
+    hooked <- isTRUE(attr(w, "causalverify_fitlog", exact = TRUE))
+    f <- if (hooked) original_of(body(w)) else w
+    code <- if (is.null(f)) "none" else typeof(.Internal(bodyCode(f)))
+    cat("HOOK", paste0(pkg, "::", fn), hooked, code, "\\n")
+  }
+}
+"""
+
+
+@dataclass(frozen=True)
+class HookCheck:
+    """One fit-log self-check: ``name`` holds (``ok``), with a ``detail``."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+def hook_selfcheck(sandbox: Any) -> list[HookCheck]:
+    """Run the R hook inside ``sandbox``: a fit of ``lm`` is logged as ``coef()`` gives it, and
+    every hooked function of an installed package is wrapped with its original's byte-code kept
+    (a hook that rewrote the body would leave R's JIT to recompile it on each run)."""
+    vector = ", ".join(
+        f"{pkg} = c({', '.join(repr(f).replace(chr(39), chr(34)) for f in fns)})"
+        for pkg, fns in R_TARGETS.items()
+    )
+    code = _HOOK_CHECK_R.replace("TARGETS", f"list({vector})")
+    result = sandbox.run(code, "r", {})
+    if not result.ok:
+        return [HookCheck("fit log (R)", False, f"{result.status}: {result.stderr[-300:]}")]
+    checks: list[HookCheck] = []
+    for line in result.stdout.splitlines():
+        parts = line.split()
+        if parts[:1] == ["COEF"] and len(parts) == 2:
+            logged = [t.estimate for f in result.fits for t in f.terms if t.term == "x"]
+            ok = bool(logged) and logged[0] == float(parts[1])
+            checks.append(HookCheck("fit log: stats::lm logged as coef()", ok, str(logged[:1])))
+        elif parts[:1] == ["HOOK"] and len(parts) == 4:
+            hooked, kind = parts[2] == "TRUE", parts[3]
+            detail = f"{'wrapped' if hooked else 'NOT hooked'}; original's body: {kind}"
+            checks.append(HookCheck(f"fit log: {parts[1]}", hooked and kind == "bytecode", detail))
+    return checks

@@ -33,18 +33,29 @@ R_BASE: Final[frozenset[str]] = frozenset(
     }
 )  # fmt: skip
 _NAME: Final = r"[A-Za-z][A-Za-z0-9.]*"
+#: an R variable (package names have no underscore; variables may: ``req_pkgs``)
+_VAR: Final = r"[A-Za-z.][A-Za-z0-9._]*"
 _R_CALL: Final = re.compile(
     rf"\b(?P<fn>library|require|requireNamespace|loadNamespace)\s*\(\s*(?:package\s*=\s*)?"
     rf"(?P<quote>[\"']?)(?P<name>{_NAME})(?P=quote)(?P<rest>[^()]*(?:\([^()]*\)[^()]*)*)\)"
 )
 _R_NAMESPACE: Final = re.compile(rf"\b({_NAME}):::?[A-Za-z._]")
 _R_PACMAN: Final = re.compile(r"\bp_load\s*\(([^)]*)\)")
-_R_VECTOR: Final = re.compile(rf"\b({_NAME})\s*(?:<-|=)\s*c\s*\(([^()]*)\)")
+_R_VECTOR: Final = re.compile(rf"(?<![\w.])({_VAR})\s*(?:<-|=)\s*c\s*\(([^()]*)\)")
+#: vectors derived from another: ``inst <- need[...]``, ``setdiff(required, installed)``,
+#: ``unique(pkgs)``, ``Filter(function(p) ..., pkgs)``
+_R_DERIVED: Final = re.compile(
+    rf"(?<![\w.])(?P<lhs>{_VAR})\s*(?:<-|=)\s*(?:"
+    rf"(?P<sub>{_VAR})\s*\[|"
+    rf"(?:base::)?(?:setdiff|unique|intersect|sort|as\.character)\s*\(\s*(?P<fun>{_VAR})\s*[,)]|"
+    rf"Filter\s*\((?P<body>[^\n]*?),\s*(?P<filt>{_VAR})\s*\)\s*$)",
+    re.MULTILINE,
+)
 _STRING: Final = re.compile(r"[\"']([A-Za-z][A-Za-z0-9._]*)[\"']")
 #: ``lapply(pkgs, library, ...)``, ``sapply(c("a", "b"), require, ...)``, ``for (p in pkgs)``
 _R_APPLY: Final = re.compile(
-    rf"\b(?:lapply|sapply|vapply|Map|purrr::walk|walk|for\s*\(\s*{_NAME}\s+in)\s*\(?\s*"
-    rf"(?:c\s*\((?P<inline>[^()]*)\)|(?P<var>{_NAME}))"
+    rf"\b(?:lapply|sapply|vapply|Map|purrr::walk|walk|for\s*\(\s*{_VAR}\s+in)\s*\(?\s*"
+    rf"(?:c\s*\((?P<inline>[^()]*)\)|(?P<var>{_VAR}))"
 )
 _R_INSTALL: Final = re.compile(
     r"\b(?:(?:utils::)?install\.packages|(?:pak::)?pkg_install|pak::pak|"
@@ -83,13 +94,41 @@ def _strip_r_comments(code: str) -> str:
 
 
 def _r_vectors(text: str) -> dict[str, list[str]]:
-    """Character vectors assigned to a name: ``pkgs <- c("fixest", "AER")``."""
+    """Character vectors assigned to a name (``pkgs <- c("fixest", "AER")``), and vectors
+    derived from one (``inst <- pkgs[!...]``, ``setdiff(pkgs, installed)``): the names they
+    can hold."""
     out: dict[str, list[str]] = {}
     for m in _R_VECTOR.finditer(text):
         names = _STRING.findall(m.group(2))
         if names:
             out[m.group(1)] = names
+    for _ in range(4):  # chains: a <- c(...); b <- a[...]; d <- setdiff(b, ...)
+        changed = False
+        for m in _R_DERIVED.finditer(text):
+            source = m.group("sub") or m.group("fun") or m.group("filt")
+            lhs = m.group("lhs")
+            if source in out and lhs != source and out.get(lhs) != out[source]:
+                out[lhs] = list(dict.fromkeys([*out.get(lhs, []), *out[source]]))
+                changed = True
+        if not changed:
+            break
     return out
+
+
+_R_SOURCE_OF: Final = re.compile(
+    rf"^\s*(?:(?P<var>{_VAR})\s*(?:\[|$)|"
+    rf"(?:base::)?(?:setdiff|unique|intersect|sort)\s*\(\s*(?P<fun>{_VAR})\s*(?:[,)]|$))"
+)
+
+
+def _resolve(expr: str, vectors: dict[str, list[str]], loops: dict[str, list[str]]) -> list[str]:
+    """The package names an argument can hold: a vector or loop variable, possibly subset
+    (``need[!have]``) or passed through ``setdiff``/``unique``."""
+    m = _R_SOURCE_OF.match(expr)
+    if m is None:
+        return []
+    name = m.group("var") or m.group("fun")
+    return vectors.get(name) or loops.get(name) or []
 
 
 def _r_applied(text: str, vectors: dict[str, list[str]]) -> list[tuple[int, str]]:
@@ -138,11 +177,11 @@ def r_packages(code: str) -> list[str]:
 
 
 _R_LOOP: Final = re.compile(
-    rf"\bfor\s*\(\s*(?P<var>{_NAME})\s+in\s+(?:c\s*\((?P<inline>[^()]*)\)|(?P<vec>{_NAME}))"
+    rf"\bfor\s*\(\s*(?P<var>{_VAR})\s+in\s+(?:c\s*\((?P<inline>[^()]*)\)|(?P<vec>{_VAR}))"
 )
 _R_FUNCTION_OVER: Final = re.compile(
-    rf"\b(?:lapply|sapply|vapply|Map|walk)\s*\(\s*(?:c\s*\((?P<inline>[^()]*)\)|(?P<vec>{_NAME}))"
-    rf"\s*,\s*function\s*\(\s*(?P<var>{_NAME})"
+    rf"\b(?:lapply|sapply|vapply|Map|walk)\s*\(\s*(?:c\s*\((?P<inline>[^()]*)\)|(?P<vec>{_VAR}))"
+    rf"\s*,\s*function\s*\(\s*(?P<var>{_VAR})"
 )
 
 
@@ -176,7 +215,7 @@ def r_runtime_installs(code: str) -> list[str]:
         names = _STRING.findall(args)
         if not names:
             first = args.split(",")[0].strip()
-            names = vectors.get(first) or loops.get(first) or []
+            names = _resolve(first, vectors, loops)
             if not names and m.group(0).lstrip().startswith(("p_load", "pacman::p_load")):
                 names = [p.strip() for p in args.split(",") if re.fullmatch(_NAME, p.strip())]
         # remotes::install_github("user/pkg"): the package is the repository's name

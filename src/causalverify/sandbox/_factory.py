@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 
 from causalverify.errors import SandboxUnavailableError
+from causalverify.sandbox._selftest_cache import cached_selftest
 from causalverify.sandbox.base import Sandbox
 from causalverify.sandbox.bwrap import BwrapSandbox
-from causalverify.sandbox.selftest import WARM_CHECK, run_selftest
+from causalverify.sandbox.selftest import run_cold_selftest, run_warm_selftest
 from causalverify.sandbox.unsafe import UnsafeSandbox
 from causalverify.sandbox.warm import warm_default
 
@@ -16,15 +18,17 @@ UNSAFE_ENV = "CAUSALVERIFY_ALLOW_UNSAFE"
 
 _lock = threading.Lock()
 _verified: dict[bool, Sandbox] = {}
+log = logging.getLogger(__name__)
 
 
 def _verified_bwrap(warm: bool) -> Sandbox:
     with _lock:
         if warm not in _verified:
             sandbox = BwrapSandbox(warm=warm)
-            checks = run_selftest(sandbox)
-            # without a warm interpreter Python cells run cold, whose protections were checked
-            failed = [c for c in checks if not c.ok and c.name != WARM_CHECK]
+            # the cold path (R, and Python without the warm interpreter) is checked now; the
+            # warm one only when a Python cell first needs it
+            checks = cached_selftest(sandbox, "cold", run_cold_selftest)
+            failed = [c for c in checks if not c.ok]
             if failed:
                 lines = "; ".join(f"{c.name}: {c.detail}" for c in failed)
                 raise SandboxUnavailableError(
@@ -32,8 +36,34 @@ def _verified_bwrap(warm: bool) -> Sandbox:
                     "install bubblewrap and allow user namespaces "
                     "(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)."
                 )
+            if sandbox.warm is not None:
+                sandbox.warm_gate = _WarmGate(sandbox)
             _verified[warm] = sandbox
         return _verified[warm]
+
+
+class _WarmGate:
+    """The warm path's self-test, run once before its first Python cell (the interpreter
+    starts then). When it fails the interpreter is stopped and Python cells run cold, on the
+    path checked when the sandbox was handed out."""
+
+    def __init__(self, sandbox: BwrapSandbox) -> None:
+        self._box = sandbox
+        self._lock = threading.Lock()
+        self._ok: bool | None = None
+
+    def __call__(self) -> bool:
+        with self._lock:
+            if self._ok is None:
+                checks = cached_selftest(self._box, "warm", run_warm_selftest)
+                failed = [c for c in checks if not c.ok]
+                self._ok = not failed
+                if failed:
+                    lines = "; ".join(f"{c.name}: {c.detail}" for c in failed)
+                    log.warning("warm Python path unavailable (%s); Python cells run cold", lines)
+                    if self._box.warm is not None:
+                        self._box.warm.close()
+            return self._ok
 
 
 def get_sandbox(*, unsafe: bool = False, warm: bool | None = None) -> Sandbox:
@@ -52,8 +82,10 @@ def get_sandbox(*, unsafe: bool = False, warm: bool | None = None) -> Sandbox:
     Returns
     -------
     Sandbox
-        A bubblewrap sandbox whose protections passed a self-test (run once per process and
-        setting; with ``warm`` the Python probes run on the warm path).
+        A bubblewrap sandbox whose protections passed a self-test on its cold path (once per
+        process and setting, or kept from a recent passing one: see
+        :mod:`~causalverify.sandbox._selftest_cache`). With ``warm`` the interpreter starts,
+        and its path is self-tested, only when a Python cell first needs it.
 
     Raises
     ------

@@ -34,7 +34,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path, PurePosixPath
@@ -173,6 +173,10 @@ class BwrapSandbox:
         # None on an architecture without a filter: the self-test then refuses the sandbox
         self._seccomp = filter_program()
         self.warm = WarmInterpreter(self) if (warm_default() if warm is None else warm) else None
+        #: asked before a Python cell goes warm, and false when the warm path must not be used
+        #: (``get_sandbox`` sets it to the warm path's own self-test, run before its first cell;
+        #: the interpreter starts only when a Python cell needs it)
+        self.warm_gate: Callable[[], bool] | None = None
 
     # what the warm interpreter needs to build a cell exactly as a cold run is built
 
@@ -300,10 +304,19 @@ class BwrapSandbox:
     ) -> ExecResult:
         """Run ``code`` in a fresh sandbox; see :class:`causalverify.sandbox.base.Sandbox`."""
         limits = limits or self.limits
-        if language == "python" and self.warm is not None:
+        warm = language == "python" and self.warm is not None
+        if warm and (self.warm_gate is None or self.warm_gate()):
+            assert self.warm is not None
             result = self.warm.run(code, files, limits)
             if result is not None:
                 return with_runtime_install(result, code, language)
+        return self.run_cold(code, language, files, limits)
+
+    def run_cold(
+        self, code: str, language: Language, files: Files, limits: Limits | None = None
+    ) -> ExecResult:
+        """Run ``code`` in a fresh sandbox of its own, never on the warm path."""
+        limits = limits or self.limits
         script = self.script_path(language)
         command = script_command(self.toolchain, language, script, fit_log=self.fit_log)
         with ExitStack() as stack:

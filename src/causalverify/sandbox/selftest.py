@@ -2,7 +2,10 @@
 
 Every check runs a small probe inside the sandbox and inspects the outcome. The checks are
 the warm interpreter (when the sandbox has one), network cut, read-only system, private scratch, unprivileged user, system call filter, no secrets, CPU, memory, processes, output and
-wall clock. ``get_sandbox`` runs them once per process and refuses to execute when one fails.
+wall clock. ``get_sandbox`` checks the cold path (every R cell, and Python cells without a warm
+interpreter) before it hands the sandbox out, and refuses to execute when one fails; the warm
+path is checked the same way (:func:`run_warm_selftest`) before its first Python cell, and Python
+cells run cold when it fails. Results that pass are kept for a while (:mod:`._selftest_cache`).
 """
 
 from __future__ import annotations
@@ -15,13 +18,24 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from causalverify.families import Language
+from causalverify.sandbox._classify import unavailable
 from causalverify.sandbox._seccomp import syscall_numbers
 from causalverify.sandbox._toolchain import discover
-from causalverify.sandbox.base import ExecResult, Limits, Sandbox
+from causalverify.sandbox.base import ExecResult, Files, Limits, Sandbox
 from causalverify.sandbox.warm import WarmInterpreter
 
-__all__ = ["WARM_CHECK", "Check", "cpu_check", "cpu_verdict", "run_selftest"]
+__all__ = [
+    "WARM_CHECK",
+    "Check",
+    "cpu_check",
+    "cpu_verdict",
+    "run_cold_selftest",
+    "run_selftest",
+    "run_warm_selftest",
+]
 
 #: the check that the warm interpreter runs (its failure only means Python cells run cold)
 WARM_CHECK = "warm interpreter"
@@ -358,3 +372,41 @@ def _warm_checks(sandbox: Sandbox) -> list[Check]:
         "the Python probes below ran warm"
     )
     return [Check(name=WARM_CHECK, ok=True, detail=detail)]
+
+
+class _OnePath:
+    """One execution path of a bubblewrap sandbox, as the probes see it: ``cold`` runs each
+    script in a fresh sandbox, ``warm`` forks it from the warm interpreter (a script that cannot
+    be handed over fails, it never falls back)."""
+
+    def __init__(self, sandbox: Any, path: str) -> None:
+        self._box = sandbox
+        self._path = path
+        self.warm = sandbox.warm if path == "warm" else None
+
+    def run(
+        self, code: str, language: Language, files: Files, limits: Limits | None = None
+    ) -> ExecResult:
+        limits = limits or self._box.limits
+        if self._path == "cold":
+            result: ExecResult = self._box.run_cold(code, language, files, limits)
+            return result
+        warm_result: ExecResult | None = self._box.warm.run(code, files, limits)
+        return warm_result or unavailable("the script could not be handed to the warm interpreter")
+
+
+def run_cold_selftest(sandbox: Any) -> list[Check]:
+    """:func:`run_selftest` of a bubblewrap sandbox's cold path (its warm interpreter, if it
+    has one, is neither started nor used)."""
+    return run_selftest(_OnePath(sandbox, "cold"))
+
+
+def run_warm_selftest(sandbox: Any) -> list[Check]:
+    """:func:`run_selftest` of a bubblewrap sandbox's warm path: its interpreter is started,
+    and every Python probe is forked from it (none runs cold). Only the warm check when the
+    interpreter cannot start."""
+    path = _OnePath(sandbox, "warm")
+    warm = _warm_checks(path)
+    if not all(c.ok for c in warm):
+        return warm
+    return warm + _isolation_checks(path) + _limit_checks(path)

@@ -215,6 +215,7 @@ for (pkg in names(targets)) {
   if (!nzchar(system.file(package = pkg))) next
   if (!isTRUE(tryCatch({ loadNamespace(pkg); TRUE }, error = function(e) FALSE))) next
   for (fn in targets[[pkg]]) {
+    if (!exists(fn, envir = asNamespace(pkg), inherits = FALSE)) next
     w <- get(fn, envir = asNamespace(pkg))
     hooked <- isTRUE(attr(w, "causalverify_fitlog", exact = TRUE))
     f <- if (hooked) original_of(body(w)) else w

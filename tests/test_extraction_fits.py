@@ -179,3 +179,21 @@ def test_a_labelled_statement_of_another_fitted_coefficient_loses_to_the_effect_
     stdout = TABLE_THEN_STATEMENT.format("0.4100")  # the fit's coefficient on `post`
     rec = extract_estimate(code="", stdout=stdout, family="did", fits=DID)
     assert rec.value == pytest.approx(-0.36639) and not rec.undecided
+
+
+def test_a_fuzzy_rd_fit_is_the_estimate_of_a_fuzzy_design_only() -> None:
+    fuzzy = [
+        fit(
+            "rdrobust::rdrobust",
+            {"Conventional": 1.20341, "Bias-Corrected": 1.19502, "Robust": 1.19502},
+            rd=True,
+            fuzzy=True,
+        )
+    ]
+    stdout = "                Coef.    Std. Err.\nConventional   1.2034     0.2110\n"
+    rec = extract_estimate(code="", stdout=stdout, family="fuzzy_rdd", fits=fuzzy)
+    assert rec.value == pytest.approx(1.2034)
+    assert "rdrobust" in rec.rationale
+    # a sharp design does not take a fuzzy estimator's ratio as its jump
+    sharp = extract_estimate(code="", stdout=stdout, family="rdd", fits=fuzzy)
+    assert "rdrobust" not in sharp.rationale

@@ -48,6 +48,8 @@ class EffectCoef:
 
 
 def _design(fit: FitEntry, family: Family) -> int:
+    if family == "fuzzy_rdd" and fit.rd and fit.fuzzy:
+        return 2
     if family in ("iv", "fuzzy_rdd"):
         # linearmodels' IV classes also fit OLS (no endogenous regressor): their hook sets ``iv``
         named = _IV_FUNCTION.search(fit.function) and not fit.function.startswith("linearmodels.")
@@ -64,7 +66,9 @@ def _design(fit: FitEntry, family: Family) -> int:
 def _effect_score(fit: FitEntry, term: str, family: Family, hints: CodeHints) -> int | None:
     t = normalize_term(term)
     if fit.rd:
-        if family != "rdd" or t not in _RD_TERMS:
+        # a sharp RD estimator for a sharp design, a fuzzy one (``rdrobust(fuzzy=)``) for a fuzzy
+        wanted = "fuzzy_rdd" if fit.fuzzy else "rdd"
+        if family != wanted or t not in _RD_TERMS:
             return None
         return 4 if t == _RD_MAIN else 3
     if family in ("iv", "fuzzy_rdd") and fit.iv:

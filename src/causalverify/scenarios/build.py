@@ -5,6 +5,8 @@ Layout written under ``out``::
     suite.json            suite-level seed, generator version, one summary entry per scenario
     scenarios/<id>.json   the full :class:`~causalverify.scenarios.model.Scenario` record
     data/<id>.csv         the realised data (published layout and number formatting)
+    build_log.json        every rejected attempt with its reasons; for the modern designs, the
+                          accepted draw's distance to the canonical of every declared analysis
     SHA256SUMS            ``sha256sum -c`` manifest of every other file, sorted by path
 
 Scenarios are generated, checked and written one at a time; only a small summary per scenario is
@@ -30,6 +32,7 @@ import pandas as pd
 from causalverify.errors import SuiteError
 from causalverify.estimators import CanonicalResult, canonical
 from causalverify.families import MODERN_FAMILIES, Difficulty, Family
+from causalverify.scenarios.acceptance import ANALYSES, MIN_Z, TOLERANCE, Verdict, judge_draw
 from causalverify.scenarios.checks import check_scenario, usable_canonical
 from causalverify.scenarios.dgp import generate, read_csv_bytes, scenario_rng, to_csv_bytes
 from causalverify.scenarios.grid import (
@@ -40,11 +43,10 @@ from causalverify.scenarios.grid import (
     suite_entries,
 )
 from causalverify.scenarios.model import Canonical, Scenario
-from causalverify.scenarios.modern import naive_fails
 from causalverify.scenarios.text import render_text
 
 #: Version of the generators + templates; bump when the same seed would give different files.
-GENERATOR_VERSION: Final[str] = "1"
+GENERATOR_VERSION: Final[str] = "2"
 #: Redraws allowed per scenario before the build gives up.
 MAX_ATTEMPTS: Final[int] = 50
 
@@ -53,12 +55,15 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True, kw_only=True)
 class Draw:
-    """An accepted draw: the CSV bytes, the data read back from them, and their canonical."""
+    """An accepted draw: the CSV bytes, the data read back from them, and their canonical; the
+    attempts rejected before it (with their reasons) and, for a modern design, its verdict."""
 
     attempt: int
     csv: bytes
     data: pd.DataFrame
     result: CanonicalResult
+    rejected: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    verdict: Verdict | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +86,9 @@ class BuildReport:
 def draw_data(
     entry: GridEntry, *, suite_seed: int, index: int, max_attempts: int = MAX_ATTEMPTS
 ) -> Draw:
-    """Draw a scenario's data until its canonical estimate is usable.
+    """Draw a scenario's data until its canonical estimate is usable and, for a modern design,
+    the draw separates the design's declared analyses
+    (:func:`~causalverify.scenarios.acceptance.judge_draw`).
 
     Each attempt uses ``SeedSequence([suite_seed, index, attempt])``. The canonical is computed on
     the CSV as written (the bytes read back), so a model reading the file sees exactly those data.
@@ -89,8 +96,9 @@ def draw_data(
     Raises
     ------
     SuiteError
-        If no attempt out of ``max_attempts`` gives a usable canonical estimate.
+        If no attempt out of ``max_attempts`` is accepted.
     """
+    rejected: list[tuple[int, tuple[str, ...]]] = []
     for attempt in range(max_attempts):
         frame = generate(
             entry.family, entry.params_dict(), entry.beta, scenario_rng(suite_seed, index, attempt)
@@ -98,12 +106,27 @@ def draw_data(
         raw = to_csv_bytes(frame)
         data = read_csv_bytes(raw)
         result = canonical(data, entry.family)
+        reasons: list[str] = []
         if not usable_canonical(result.estimate, entry.beta):
+            reasons.append(
+                f"canonical {result.estimate:.6g} unusable for beta {entry.beta:g} "
+                "(sign differs or too small)"
+            )
+        verdict = None
+        if not reasons and entry.family in MODERN_FAMILIES:
+            verdict = judge_draw(entry.family, data, result)
+            reasons.extend(verdict.reasons)
+        if reasons:
+            rejected.append((attempt, tuple(reasons)))
             continue
-        # a modern design is kept only when the textbook regression misses it
-        if entry.family in MODERN_FAMILIES and not naive_fails(entry.family, data, result.estimate):
-            continue
-        return Draw(attempt=attempt, csv=raw, data=data, result=result)
+        return Draw(
+            attempt=attempt,
+            csv=raw,
+            data=data,
+            result=result,
+            rejected=tuple(rejected),
+            verdict=verdict,
+        )
     raise SuiteError(
         f"scenario {index} ({entry.family}, beta={entry.beta}) had no usable draw in "
         f"{max_attempts} attempts; the grid entry's noise is too large for its effect"
@@ -260,7 +283,8 @@ def build_suite(
     staging = _prepare_out(Path(out))
     try:
         writer = _Writer(staging)
-        summaries, versions = _write_scenarios(writer, entries, seed, total, progress)
+        summaries, versions, log = _write_scenarios(writer, entries, seed, total, progress)
+        writer.write("build_log.json", dumps_json(_build_log(log)))
         redrawn = tuple(str(e["id"]) for e in summaries if int(e["attempt"]) > 0)
         redraws = sum(int(e["attempt"]) for e in summaries)
         meta = _suite_meta(suite, seed, total, redraws, versions)
@@ -292,8 +316,9 @@ def _write_scenarios(
     seed: int,
     total: int,
     progress: Progress | None,
-) -> tuple[list[dict[str, Any]], dict[str, str]]:
+) -> tuple[list[dict[str, Any]], dict[str, str], list[dict[str, Any]]]:
     summaries: list[dict[str, Any]] = []
+    log: list[dict[str, Any]] = []
     versions: dict[str, str] = {}
     ordinals: Counter[str] = Counter()
     for index, entry in entries:
@@ -308,7 +333,36 @@ def _write_scenarios(
         writer.write(scenario.data_file, draw.csv)
         writer.write(f"scenarios/{scenario.id}.json", dumps_json(scenario.model_dump(mode="json")))
         summaries.append(_summary(scenario))
+        log.append(_log_entry(scenario, draw))
         versions.update(draw.result.versions)
         if progress is not None:
             progress(index, total)
-    return summaries, versions
+    return summaries, versions, log
+
+
+def _log_entry(scenario: Scenario, draw: Draw) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "id": scenario.id,
+        "family": scenario.family,
+        "attempt": draw.attempt,
+        "rejected": [{"attempt": a, "reasons": list(r)} for a, r in draw.rejected],
+    }
+    if draw.verdict is not None:
+        entry["z"] = draw.verdict.z
+        entry["distances"] = draw.verdict.distances
+    return entry
+
+
+def _build_log(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The build log: each scenario's rejected attempts and, for the modern designs, the declared
+    analyses and every accepted draw's distances to the canonical."""
+    families = sorted({str(e["family"]) for e in entries} & set(ANALYSES))
+    analyses = {
+        f: {
+            "defensible": {a.name: a.label for a in ANALYSES[f].defensible},
+            "mistakes": {a.name: a.label for a in ANALYSES[f].mistakes},
+        }
+        for f in families
+    }
+    acceptance = {"tolerance": TOLERANCE, "min_z": MIN_Z, "analyses": analyses}
+    return {"acceptance": acceptance if families else None, "scenarios": entries}

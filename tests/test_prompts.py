@@ -121,6 +121,18 @@ def test_packages_listed_in_sorted_order() -> None:
     assert user.index("AER") < user.index("lmtest") < user.index("sandwich")
 
 
+def test_design_packages_are_listed_only_for_their_designs() -> None:
+    # a package made for one design is offered only where that design is the question
+    packages = {"pandas": "2.2.3", "differences": "0.3.0", "pysyncon": "1.7.0", "rdrobust": "2.1"}
+    manifest = MANIFEST.model_copy(update={"python_packages": packages})
+    did = _render("did", "python", "default", manifest=manifest).messages[1].content
+    rdd = _render("rdd", "python", "default", manifest=manifest).messages[1].content
+    assert "pandas 2.2.3" in did and "pandas 2.2.3" in rdd
+    for name in ("differences", "pysyncon", "rdrobust"):
+        assert name not in did
+    assert "rdrobust 2.1" in rdd and "pysyncon" not in rdd and "differences" not in rdd
+
+
 def test_no_manifest_means_no_package_list() -> None:
     user = _render("did", "python", "default", manifest=None).messages[1].content
     assert "Write the analysis in Python." in user

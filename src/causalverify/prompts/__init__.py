@@ -2,10 +2,18 @@
 
 from causalverify.prompts._experiment_b import (
     CODE_SECTION,
+    DESIGN_PACKAGES,
     Protocol,
     RenderedPrompt,
     messages_sha256,
     render_experiment_b,
 )
 
-__all__ = ["CODE_SECTION", "Protocol", "RenderedPrompt", "messages_sha256", "render_experiment_b"]
+__all__ = [
+    "CODE_SECTION",
+    "DESIGN_PACKAGES",
+    "Protocol",
+    "RenderedPrompt",
+    "messages_sha256",
+    "render_experiment_b",
+]

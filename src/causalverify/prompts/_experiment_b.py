@@ -33,6 +33,16 @@ CODE_SECTION: dict[Language, str] = {"r": "## 2. R Code", "python": "## 2. Pytho
 LANGUAGE_NAME: dict[Language, str] = {"r": "R", "python": "Python"}
 FENCE_TAG: dict[Language, str] = {"r": "r", "python": "python"}
 
+#: Python packages made for one kind of design, listed only in the prompts of the families that
+#: use them (every other installed package is listed for every scenario)
+DESIGN_PACKAGES: dict[str, frozenset[str]] = {
+    "differences": frozenset({"staggered_did"}),
+    "csdid": frozenset({"staggered_did"}),
+    "pysyncon": frozenset({"synthetic_control"}),
+    "rdrobust": frozenset({"rdd", "fuzzy_rdd"}),
+    "rdd": frozenset({"rdd", "fuzzy_rdd"}),
+}
+
 
 @dataclass(frozen=True, kw_only=True)
 class RenderedPrompt:
@@ -148,7 +158,7 @@ def _user_message(
     ]
     if protocol == "default":
         parts.append(f"## Target quantity\n{scenario.target}")
-        parts.append(_environment_section(language, manifest))
+        parts.append(_environment_section(language, manifest, scenario.family))
     return "\n\n".join(parts) + "\n"
 
 
@@ -172,7 +182,7 @@ def _type_name(column: pd.Series) -> str:
     return "character"
 
 
-def _environment_section(language: Language, manifest: Manifest | None) -> str:
+def _environment_section(language: Language, manifest: Manifest | None, family: str) -> str:
     name = LANGUAGE_NAME[language]
     head = f"## Execution environment\nWrite the analysis in {name}."
     if manifest is None:
@@ -182,7 +192,11 @@ def _environment_section(language: Language, manifest: Manifest | None) -> str:
         packages = manifest.r_packages
         intro = f"It runs with R {version}; the installed add-on packages are:"
     else:
-        packages = manifest.python_packages
+        packages = {
+            pkg: ver
+            for pkg, ver in manifest.python_packages.items()
+            if family in DESIGN_PACKAGES.get(pkg, frozenset({family}))
+        }
         intro = f"It runs with Python {manifest.python_version}; the installed packages are:"
     listing = ", ".join(f"{pkg} {ver}" for pkg, ver in sorted(packages.items()))
     text = f"{head} {intro} {listing or '(none)'}."

@@ -197,3 +197,17 @@ def test_a_fuzzy_rd_fit_is_the_estimate_of_a_fuzzy_design_only() -> None:
     # a sharp design does not take a fuzzy estimator's ratio as its jump
     sharp = extract_estimate(code="", stdout=stdout, family="rdd", fits=fuzzy)
     assert "rdrobust" not in sharp.rationale
+
+
+def test_an_lfe_felm_iv_fit_names_its_instrumented_regressor_x_fit() -> None:
+    fits = [
+        fit(
+            "lfe::felm",
+            {"(Intercept)": 0.1, "`x(fit)`": 0.4321, "w": 0.2},
+            iv=True,
+            endogenous=["x"],
+        )
+    ]
+    rec = extract_estimate(code="", stdout="Estimate of x: 0.4321\n", family="iv", fits=fits)
+    assert rec.value == pytest.approx(0.4321)
+    assert fitted_effects(code="", family="iv", fits=fits) == [0.4321]

@@ -73,7 +73,8 @@ def _effect_score(fit: FitEntry, term: str, family: Family, hints: CodeHints) ->
         return 4 if t == _RD_MAIN else 3
     if family in ("iv", "fuzzy_rdd") and fit.iv:
         endog = {normalize_term(e) for e in fit.endogenous}
-        if t in endog or t.removeprefix("fit_") in endog:  # fixest names it fit_<x>
+        # fixest names it fit_<x>, lfe's felm `x(fit)`
+        if t in endog or t.removeprefix("fit_") in endog or t.removesuffix("(fit)") in endog:
             return 4
         if endog:  # an IV fit that names its endogenous regressors: other terms are controls
             return None

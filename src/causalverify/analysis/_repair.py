@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from math import comb
 from typing import Any
 
-from causalverify.analysis._clustered import IntervalSettings, clustered_rate
+from causalverify.analysis._clustered import IntervalSettings, clustered_rate, paired_difference
 from causalverify.records import CellRecord, TurnRecord
 
 
@@ -51,10 +51,13 @@ def _model_entry(
     scenarios = [c.key.scenario_id for c in scored]
     by_turn: dict[str, list[float | None]] = {"L2b": [], "L2b_plus": [], "executed_wrong": []}
     intervals: dict[str, list[list[float] | None]] = {"L2b": [], "L2b_plus": []}
+    outcomes: dict[str, list[list[bool]]] = {"L2b": [], "L2b_plus": []}
     for t in range(1, max_turns + 1):
         at = [_state(turns, t) for turns in states]
         executed = [bool(s.scores and s.scores.L2b) for s in at]
         right = [bool(s.scores and s.scores.L2b_plus) for s in at]
+        outcomes["L2b"].append(executed)
+        outcomes["L2b_plus"].append(right)
         by_turn["L2b"].append(_rate(executed))
         by_turn["L2b_plus"].append(_rate(right))
         by_turn["executed_wrong"].append(_rate([s.status == "wrong" for s in at]))
@@ -71,6 +74,21 @@ def _model_entry(
         first, last = series[0], series[-1]
         return None if first is None or last is None else last - first
 
+    def gain_interval(layer: str) -> dict[str, Any] | None:
+        """Turn K against turn 1, cell by cell: the paired difference's scenario-clustered
+        interval and its exact scenario sign-flip p."""
+        first, last = outcomes[layer][0], outcomes[layer][-1]
+        if not first:
+            return None
+        d = paired_difference(
+            [float(v) for v in first],
+            [float(v) for v in last],
+            scenarios,
+            settings=settings,
+            salt=f"{model}|{layer}|gain",
+        )
+        return {"lo": d.lo, "hi": d.hi, "p": d.p, "method": d.method}
+
     return {
         "cells": len(cells),
         "scoreable": len(scored),
@@ -86,6 +104,10 @@ def _model_entry(
             "L2b": gain(by_turn["L2b"]),
             "L2b_plus": gain(by_turn["L2b_plus"]),
             "executed_wrong": gain(by_turn["executed_wrong"]),
+        },
+        "repair_gain_ci": {
+            "L2b": gain_interval("L2b"),
+            "L2b_plus": gain_interval("L2b_plus"),
         },
         "successes": successes,
         "tokens": tokens,
@@ -120,7 +142,9 @@ def repair_summary(
 ) -> dict[str, Any]:
     """``summary.json["repair"]``: per model (in ``models`` order, then the rest sorted), the
     by-turn rates (lists, index 0 = turn 1) with their scenario-clustered intervals
-    (``*_by_turn_ci``: ``[lo, hi]`` per turn), the repair gain (turn K minus turn 1), turns used,
+    (``*_by_turn_ci``: ``[lo, hi]`` per turn), the repair gain (turn K minus turn 1) and, in
+    ``repair_gain_ci``, its paired interval and exact scenario sign-flip p (turn 1 and turn K of
+    the same cells, as :func:`~causalverify.analysis.paired_difference`), turns used,
     tokens and cost per L2b+ success and pass@k over samples."""
     settings = settings or IntervalSettings()
     by_model: dict[str, list[CellRecord]] = defaultdict(list)

@@ -26,6 +26,7 @@ from causalverify.progress import tell
 #: tables printed to the terminal, in order
 SHOWN = (
     "leaderboard",
+    "repair",
     "pairwise",
     "power",
     "executed_wrong",
@@ -68,6 +69,36 @@ def _print_tables(summary: dict[str, Any]) -> None:
             left=left,
             names=names,
         )
+
+
+def _add_run_settings(
+    summary: dict[str, Any],
+    run_dir: Path,
+    excluded: tuple[str, ...],
+    method: Any,
+    seed: int,
+    resamples: int,
+) -> None:
+    """The run's settings (``summary["run"]``, as the report has them) and, for a repair-mode
+    run, its turn-by-turn results (``summary["repair"]``)."""
+    from causalverify.analysis import IntervalSettings
+    from causalverify.release import open_cells_source
+    from causalverify.report._writer import META_KEYS
+    from causalverify.report.repair import repair_entry
+
+    with open_cells_source(run_dir) as source:
+        meta = source.meta()
+        run = {k: meta[k] for k in META_KEYS if k in meta and meta[k] is not None}
+        mode = meta.get("mode")
+        if not isinstance(mode, dict) or mode.get("name") != "repair":
+            summary["run"] = {**run, "mode": {"name": "single"}}
+            return
+        records = [r for r in source.iter_cells() if r.key.model not in excluded]
+    summary["run"] = run
+    settings = IntervalSettings(method=method, seed=seed, n_resamples=resamples)
+    repair = repair_entry(records, meta, settings=settings)
+    if repair is not None:
+        summary["repair"] = repair
 
 
 def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
@@ -143,9 +174,11 @@ def analyze(
     if out is not None:
         from causalverify.report import write_report
 
+        # a run folder's own report also reads its records (repair turns) and settings
+        whole_run = run_dir is not None and not exclude_model and (run_dir / "run.sqlite").is_file()
         with step_progress(as_json) as progress:
             index = write_report(
-                frame,
+                run_dir if whole_run and run_dir is not None else frame,
                 out,
                 seed=chosen_seed,
                 unit=chosen_unit,
@@ -160,6 +193,8 @@ def analyze(
             summary = analyze_cells(
                 frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples, ci=method
             )
+    if run_dir is not None and out is None:
+        _add_run_settings(summary, run_dir, exclude_model, method, chosen_seed, resamples)
     if as_json:
         click.echo(json_for_terminal(dumps_summary(summary)), nl=False)
     else:

@@ -280,10 +280,12 @@ def run(
         sys.exit(130)
     if summary.environment_changes:
         _print_environment_changes(summary.environment_changes, err)
+    repair = _repair_results(summary) if mode == "repair" else None
     if as_json:
-        echo_json({**plain(summary), "store": str(summary.run_dir / "run.sqlite")})
+        extra = {"repair": repair} if repair is not None else {}
+        echo_json({**plain(summary), "store": str(summary.run_dir / "run.sqlite"), **extra})
     else:
-        _print_summary(summary, Console())
+        _print_summary(summary, Console(), repair)
     if summary.counts.get("api_error", 0):
         sys.exit(EXIT_INCOMPLETE)
 
@@ -301,7 +303,65 @@ def _print_environment_changes(changes: tuple[str, ...], err: Any) -> None:
     )
 
 
-def _print_summary(summary: Any, console: Any) -> None:
+def _repair_results(summary: Any) -> dict[str, Any] | None:
+    """The repair section of the report (L2b and L2b+ by turn, the gain with its interval) for
+    the cells of this run."""
+    from causalverify.report.repair import repair_entry
+    from causalverify.store import RunStore
+
+    wanted = {m.model for m in summary.models}
+    with RunStore.open(summary.run_dir) as store:
+        meta = store.meta()
+        records = [r for r in store.iter_cells() if r.key.model in wanted]
+    return repair_entry(records, meta)
+
+
+def _print_repair(console: Any, repair: dict[str, Any], names: Any) -> None:
+    from causalverify.cli._tables import pct, print_table
+
+    def gain(entry: dict[str, Any], layer: str) -> str:
+        value = entry["repair_gain"][layer]
+        ci = (entry.get("repair_gain_ci") or {}).get(layer) or {}
+        if value is None:
+            return "–"
+        text = f"{100 * value:+.1f} pts"
+        if ci.get("lo") is not None and ci.get("hi") is not None:
+            text += f" [{100 * ci['lo']:+.1f}, {100 * ci['hi']:+.1f}]"
+        return text
+
+    k = max(len(e["L2b_by_turn"]) for e in repair.values())
+    rows = [
+        (
+            model,
+            pct(e["L2b_by_turn"][0]),
+            pct(e["L2b_by_turn"][-1]),
+            pct(e["L2b_plus_by_turn"][0]),
+            pct(e["L2b_plus_by_turn"][-1]),
+            gain(e, "L2b_plus"),
+            "–" if e["mean_turns"] is None else f"{e['mean_turns']:.2f}",
+        )
+        for model, e in repair.items()
+    ]
+    print_table(
+        console,
+        title=f"Repair mode (up to {k} turns)",
+        header=(
+            "model",
+            "L2b turn 1",
+            f"L2b turn {k}",
+            "L2b+ turn 1",
+            f"L2b+ turn {k}",
+            "L2b+ gain [95% CI]",
+            "mean turns",
+        ),
+        rows=rows,
+        note="Turn-1 results are the single-shot ones; the gain's interval is paired over the "
+        "same cells, clustered by scenario. Every turn: causalverify report or analyze.",
+        names=names,
+    )
+
+
+def _print_summary(summary: Any, console: Any, repair: dict[str, Any] | None = None) -> None:
     from causalverify.analysis import ordered_units
     from causalverify.cli._tables import pct, print_legend, print_table, short_names
     from causalverify.report import incomplete_banner
@@ -327,6 +387,8 @@ def _print_summary(summary: Any, console: Any) -> None:
         rows=rows,
         names=names,
     )
+    if repair:
+        _print_repair(console, repair, names)
     console.print(
         f"{summary.total} cells: {summary.computed} computed now, {summary.skipped} already "
         f"stored; {summary.requests} model requests, ${summary.cost_usd:.4f}, "

@@ -31,6 +31,8 @@ from causalverify.report.repair import repair_tables
 def all_tables(s: Mapping[str, Any]) -> list[Table]:
     """Every report table, in display order."""
     tables = [leaderboard(s), *inference_tables(s)]  # L2c beside the headline, not in it
+    if s.get("repair"):  # a repair-mode run: what repair did comes next
+        tables += repair_tables(s["repair"])
     if s.get("pairwise", {}).get("pairs"):  # two or more units
         tables.append(pairwise(s))
     if s.get("power"):
@@ -42,8 +44,6 @@ def all_tables(s: Mapping[str, Any]) -> list[Table]:
     tables += [build(s) for build in builders]
     if s.get("language_invariance"):  # only for runs with both languages
         tables.append(language_table(s["language_invariance"]))
-    if s.get("repair"):  # only for repair-mode runs
-        tables += repair_tables(s["repair"])
     if s.get("calibration"):  # only when the run holds calibration rows
         tables += calibration_tables(s["calibration"])
     if s.get("experiment_a"):  # only when the run folder holds Experiment A results

@@ -99,7 +99,8 @@ def extraction_lines(s: Mapping[str, Any]) -> list[str]:
 
 
 def settings_line(s: Mapping[str, Any]) -> str | None:
-    """The scoring settings the report shows (suite, protocol, profile, tolerance, extractor)."""
+    """The settings the report shows (suite seed, protocol, profile, tolerance, extractor and
+    mode: single, or repair with its turns)."""
     run = dict(s.get("run") or {})
     if not run:
         return None
@@ -107,6 +108,11 @@ def settings_line(s: Mapping[str, Any]) -> str | None:
     names = ("suite_seed", "protocol", "profile", "tolerance", "extractor")
     labels = ("suite seed", "protocol", "profile", "tolerance", "extractor")
     parts = [f"{label} {run[k]}" for k, label in zip(names, labels, strict=True) if k in run]
+    mode = run.get("mode")
+    if isinstance(mode, Mapping) and mode.get("name") == "repair":
+        parts.append(f"mode repair (up to {mode.get('max_turns')} turns per cell)")
+    elif isinstance(mode, Mapping):
+        parts.append(f"mode {mode.get('name')}")
     return "Settings: " + ", ".join(parts) + "." if parts else None
 
 
@@ -202,8 +208,9 @@ def _html_figure(name: str, path: Path) -> str:
 
 #: the figure shown at the top of the report, beside the leaderboard
 HEADLINE_FIGURE: Final[str] = "rank_agreement"
-#: the tables shown open at the top: the leaderboard, then the inference layer L2c beside it
-_SHOWN: Final[frozenset[str]] = frozenset({"leaderboard", "inference"})
+#: the tables shown open at the top: the leaderboard, then the inference layer L2c beside it,
+#: and in a repair-mode run its turn-by-turn table
+_SHOWN: Final[frozenset[str]] = frozenset({"leaderboard", "inference", "repair"})
 
 
 def render_html(

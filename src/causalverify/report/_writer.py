@@ -43,6 +43,7 @@ META_KEYS: Final[tuple[str, ...]] = (
     "tolerance",
     "extractor",
     "rescored",
+    "mode",
 )
 
 
@@ -128,6 +129,9 @@ def write_report(
         for k in META_KEYS
         if meta is not None and k in meta and (meta[k] is not None or k != "rescored")
     }
+    if meta is not None and "schema" in meta:  # a run store: say single mode too
+        mode = meta.get("mode")
+        summary["run"]["mode"] = mode if isinstance(mode, dict) else {"name": "single"}
     if not isinstance(source, pd.DataFrame):  # calibration rows live in the run store
         tell(progress, "calibration and Experiment A")
         models = (meta or {}).get("models")

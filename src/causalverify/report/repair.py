@@ -49,8 +49,14 @@ def _by_turn(series: Sequence[float | None], intervals: Sequence[Any] | None = N
     )
 
 
-def _signed(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:+.1f} pts"
+def _signed(value: float | None, interval: Mapping[str, Any] | None = None) -> str:
+    if value is None:
+        return "–"
+    text = f"{100 * value:+.1f} pts"
+    if interval and interval.get("lo") is not None and interval.get("hi") is not None:
+        lo, hi = 100 * interval["lo"], 100 * interval["hi"]
+        text += f" [{lo:+.1f}, {hi:+.1f}]"
+    return text
 
 
 def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
@@ -64,8 +70,10 @@ def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
                 model,
                 _by_turn(e["L2b_by_turn"], e.get("L2b_by_turn_ci")),
                 _by_turn(e["L2b_plus_by_turn"], e.get("L2b_plus_by_turn_ci")),
-                _signed(e["repair_gain"]["L2b"]),
-                _signed(e["repair_gain"]["L2b_plus"]),
+                _signed(e["repair_gain"]["L2b"], (e.get("repair_gain_ci") or {}).get("L2b")),
+                _signed(
+                    e["repair_gain"]["L2b_plus"], (e.get("repair_gain_ci") or {}).get("L2b_plus")
+                ),
                 _signed(e["repair_gain"]["executed_wrong"]),
                 num(e["mean_turns"], 2),
                 "–" if e["tokens_per_success"] is None else f"{e['tokens_per_success']:.0f}",
@@ -89,7 +97,8 @@ def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
         "After each turn, the share of scoreable cells that executed (L2b) and that computed the "
         "right number (L2b+), with its scenario-clustered 95% interval; a cell that ended earlier "
         "keeps its result. Gains are turn K minus "
-        "turn 1. Executed-wrong: executed with an estimate outside the tolerance. Tokens and cost "
+        "turn 1, with the 95% interval of that paired difference (the same cells at both "
+        "turns, clustered by scenario). Executed-wrong: executed with an estimate outside the tolerance. Tokens and cost "
         "count every turn. pass@k: unbiased, over the samples of each scenario and language."
     )
     return [

@@ -239,6 +239,8 @@ class WarmInterpreter:
             if self._failed:
                 return self._status
             began = time.monotonic()
+            # an interpreter that died leaves its socket and process behind: release them first
+            self._stop_locked()
             try:
                 preloaded = self._spawn()
             except (OSError, _Handover) as exc:
@@ -290,6 +292,7 @@ class WarmInterpreter:
     def _spawn(self) -> list[str]:
         box = self._box
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._live.sock = ours  # closed by stop() whatever happens next
         with ExitStack() as stack:
             stack.callback(theirs.close)
             script_fd = _memfd(
@@ -316,7 +319,6 @@ class WarmInterpreter:
                 pass_fds=(*fds, theirs.fileno()),
                 env={},
             )
-        self._live.sock = ours
         hello, extra = _recv(ours, _START_SECONDS)
         for fd in extra:
             os.close(fd)

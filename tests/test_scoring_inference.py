@@ -24,7 +24,8 @@ CLUSTERED = CanonicalInference(
     [
         (0.0505, "matches", "cr1"),  # within 2% of the clustered SE
         (0.0536, "matches", "cr1_dummies"),  # the closest variant is named
-        (0.0302, "wrong", "hc1"),  # an unclustered SE of a clustered design: named, wrong
+        (0.0302, "wrong", "classical"),  # an unclustered SE of a clustered design: named
+        # (hc1 and classical coincide here: the tie goes to the first name)
         (0.045, "plausible", None),  # 0.9x the reference
         (0.0625, "plausible", None),  # 1.25x: inclusive
         (0.0399, "wrong", None),  # below 0.8x, not near any variant
@@ -76,7 +77,7 @@ def test_an_unclustered_se_flips_the_significance_call() -> None:
     result = score_inference(
         estimate=0.08, se=0.03, ci=(0.02, 0.14), canonical=0.08, inference=CLUSTERED, target=0.0
     )
-    assert result.tier == "wrong" and result.variant == "hc1"
+    assert result.tier == "wrong" and result.variant == "classical"
     assert result.significance_agrees is False and result.ci_covers is False
 
 
@@ -102,6 +103,16 @@ def test_clustered_designs_match_only_clustered_variants(
     se: float, tier: str, variant: str | None
 ) -> None:
     assert se_tier(se, NEAR) == (tier, variant)
+
+
+def test_a_tie_between_variants_does_not_depend_on_their_order() -> None:
+    # on a balanced panel HC1 and classical can coincide; a release stores the variants sorted
+    ses = {"cr1": 0.056, "hc1": 0.051, "classical": 0.051}
+    for order in (ses, dict(sorted(ses.items())), dict(reversed(list(ses.items())))):
+        inference = CanonicalInference(ses=order, reference="cr1")
+        assert se_tier(0.051, inference) == ("wrong", "classical")
+    tied = CanonicalInference(ses={"hc1": 0.1, "cr1": 0.1}, reference="cr1")
+    assert se_tier(0.1, tied) == ("matches", "cr1")  # the reference wins a tie
 
 
 def test_unclustered_variants_match_in_designs_without_clusters() -> None:

@@ -54,15 +54,23 @@ def clustered(variant: str) -> bool:
     return variant.startswith("cr")
 
 
+def _closeness(se: float, inference: CanonicalInference) -> list[tuple[float, int, str]]:
+    """``(relative distance, preference, name)`` per variant. Equal distances (variants whose
+    SEs coincide, as HC1 and classical can on a balanced panel) go to the reference, then a
+    clustered variant, then the first name: never to the order the variants were stored in."""
+    return [
+        (abs(se / v - 1.0), 0 if n == inference.reference else 1 if clustered(n) else 2, n)
+        for n, v in inference.ses.items()
+    ]
+
+
 def se_tier(se: float | None, inference: CanonicalInference) -> tuple[SeTier, str | None]:
     """The tier of a reported SE (already on the canonical's scale) and the matched variant
     (named for ``matches``, and for ``wrong`` when the SE is an unclustered variant of a
     clustered design)."""
     if se is None or not math.isfinite(se) or se <= 0:
         return "unread", None
-    name, rel = min(
-        ((n, abs(se / v - 1.0)) for n, v in inference.ses.items()), key=lambda item: item[1]
-    )
+    rel, _, name = min(_closeness(se, inference))
     if rel <= MATCH_WITHIN + _SLACK:
         if clustered(inference.reference) and not clustered(name):
             return "wrong", name

@@ -32,8 +32,12 @@ def test_shared_prefix_is_dropped_at_a_separator() -> None:
 
 def test_one_name_or_no_shared_separator_keeps_names() -> None:
     assert short_names(["openai/gpt-4o"])("openai/gpt-4o") == "openai/gpt-4o"
-    both = short_names(["model-a", "model-ab"])  # "model-" shared, leaves "a" and "ab"
-    assert both("model-ab") == "ab"
+    both = short_names(["model-a", "model-ab"])  # no "/" shared: names are kept whole
+    assert both("model-ab") == "model-ab" and both.legend == ()
+    two = short_names(["openai/model-a", "openai/model-b"])  # cut at "/", never inside a name
+    assert (two("openai/model-a"), two("openai/model-b")) == ("model-a", "model-b")
+    replay = short_names(["replay/runs/x:gpt-4o", "replay/runs/x:gpt-4o-mini"])
+    assert replay("replay/runs/x:gpt-4o") == "x:gpt-4o"
     same = short_names(["x/a", "y/a"])
     assert same("x/a") == "x/a" and same.legend == ()
 

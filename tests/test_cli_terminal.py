@@ -235,6 +235,7 @@ def test_run_and_score_closing_output_prints_hostile_model_names_literally(
         computed=2,
         skipped=0,
         requests=2,
+        failed_requests=0,
         cost_usd=0.0,
         wall_seconds=1.0,
     )

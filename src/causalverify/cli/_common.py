@@ -9,7 +9,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -273,3 +273,22 @@ def engine_progress(console: Any, quiet: bool, label: str) -> Iterator[Any]:
     with watch_retries() as retries, bar:
         bar.retries = retries
         yield callback
+
+
+#: providers whose answers are paid for (offline agents and replayed answers cost nothing)
+_PAID_KINDS = ("openai/", "anthropic/")
+
+
+def cost_text(cost_usd: float, models: Iterable[str], prices: Any = None) -> str:
+    """``cost_usd`` as ``$0.0123``; ``unpriced`` (with the models) when a paid model has no
+    known price, since its answers were counted as costing nothing."""
+    from causalverify.models import PriceTable
+
+    table = prices if isinstance(prices, PriceTable) else PriceTable(prices)
+    unpriced = [
+        m for m in dict.fromkeys(models) if m.startswith(_PAID_KINDS) and table.lookup(m) is None
+    ]
+    if not unpriced:
+        return f"${cost_usd:.4f}"
+    priced = f"${cost_usd:.4f} + " if cost_usd else ""
+    return f"{priced}unpriced ({', '.join(unpriced)}: no known price; give --prices FILE)"

@@ -73,7 +73,7 @@ def max_rpm_option() -> Callable[[F], F]:
     )
 
 
-def model_concurrency_option(default: int = 4) -> Callable[[F], F]:
+def model_concurrency_option(default: int = 8) -> Callable[[F], F]:
     """``--model-concurrency`` (parameter ``workers``): model calls in flight at once.
 
     ``--workers`` means cells executing at once (``run``, ``verify``); a command that only asks

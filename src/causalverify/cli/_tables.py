@@ -37,9 +37,10 @@ class Names:
 def short_names(names: Sequence[str], *, max_len: int = MAX_NAME) -> Names:
     """Display names for ``names`` (in the given order, which the legend keeps).
 
-    1. With two or more names, the longest prefix they all share that ends at a separator
-       (``/``, ``:``, ``-``, ``_``, ``.`` or a space) is dropped, as long as every name keeps
-       some text and the names stay distinct.
+    1. With two or more names, the longest prefix they all share that ends at a ``/`` (the
+       provider, a folder) is dropped, as long as every name keeps some text and the names stay
+       distinct; a name is never cut inside itself (``openai/model-a`` and ``openai/model-b``
+       stay ``model-a`` and ``model-b``).
     2. If a name is still longer than ``max_len``, every name becomes ``M1``, ``M2``, ... and the
        legend lists what each stands for.
     """
@@ -61,7 +62,7 @@ def _shared_prefix(names: Sequence[str]) -> str:
     common = first[
         : next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), len(first))
     ]
-    cut = max((i + 1 for i, ch in enumerate(common) if ch in SEPARATORS), default=0)
+    cut = common.rfind("/") + 1  # at a path boundary only
     prefix = common[:cut]
     rest = [name[cut:] for name in names]
     if not prefix or any(not r.strip(SEPARATORS) for r in rest) or len(set(rest)) < len(rest):

@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from causalverify.cli._common import echo_json, engine_progress, friendly_errors, safe_text
+from causalverify.cli._common import (
+    cost_text,
+    echo_json,
+    engine_progress,
+    friendly_errors,
+    safe_text,
+)
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
@@ -130,9 +136,20 @@ def _print(summary: Any, run_dir: Path, protocol: str, console: Any) -> None:
     console.print(
         f"{summary.total} answers: {summary.computed} asked now, {summary.skipped} already stored, "
         f"{summary.not_eligible} without an answer to assess; {summary.requests} model requests, "
-        f"${summary.cost_usd:.4f}, {summary.wall_seconds:.1f} s. Statuses: "
+        f"{cost_text(summary.cost_usd, summary.models)}, {summary.wall_seconds:.1f} s. Statuses: "
         + ", ".join(f"{k} {v}" for k, v in summary.counts.items())
     )
+    explained = {
+        "partial": "partial: the reply stated some of the three confidences",
+        "unparsable": "unparsable: the reply stated none of them in a readable form",
+    }
+    notes = [text for status, text in explained.items() if summary.counts.get(status)]
+    if notes:
+        console.print(
+            "; ".join(notes) + " (a confidence not stated counts as missing: the 'missing' "
+            "column, never as 0 or 1)",
+            style="dim",
+        )
     console.print(
         f"full metrics (ECE with 1000-resample intervals, Brier, missingness test): "
         f"causalverify report {run_dir}",

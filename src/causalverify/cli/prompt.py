@@ -37,7 +37,13 @@ def prompt(
 ) -> None:
     """Print the messages sent to a model for SCENARIO_ID of the suite in SUITE_DIR."""
     from causalverify.scenarios import load_suite
+    from causalverify.scenarios.grid import SUITES
 
+    if str(suite_dir) in SUITES and not suite_dir.is_dir():
+        raise click.ClickException(
+            f"{suite_dir} is a named suite, not a folder: build it with `causalverify build "
+            f"--suite {suite_dir} --out DIR`, then `causalverify prompt DIR {scenario_id}`"
+        )
     suite = load_suite(suite_dir, verify=False)
     scenario = suite.get(scenario_id)
     if agent is not None:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from causalverify.cli._common import (
+    cost_text,
     echo_json,
     engine_progress,
     friendly_errors,
@@ -236,6 +237,7 @@ def run(
     err = Console(stderr=True)
     if unsafe:
         err.print("[bold red]warning:[/] model code runs WITHOUT the sandbox")
+    _check_models(_split(models), judge_model, base_url)  # a missing key before any building
     with err.status("preparing the suite", spinner="dots"):
         suite_dir = ensure_suite(suite_spec, out_dir)
     try:
@@ -285,9 +287,21 @@ def run(
         extra = {"repair": repair} if repair is not None else {}
         echo_json({**plain(summary), "store": str(summary.run_dir / "run.sqlite"), **extra})
     else:
-        _print_summary(summary, Console(), repair)
+        _print_summary(summary, Console(), repair, config.prices)
     if summary.counts.get("api_error", 0):
         sys.exit(EXIT_INCOMPLETE)
+
+
+def _check_models(specs: tuple[str, ...], judge: str | None, base_url: str | None) -> None:
+    """Make (and close) each model once, so that an unknown spec or a missing API key stops the
+    command before a suite is built or a folder made."""
+    from causalverify.models import get_provider
+
+    for spec in dict.fromkeys((*specs, *([judge] if judge else []))):
+        model = get_provider(spec, base_url=base_url)
+        closer = getattr(model, "close", None)
+        if callable(closer):
+            closer()
 
 
 def _print_environment_changes(changes: tuple[str, ...], err: Any) -> None:
@@ -361,7 +375,9 @@ def _print_repair(console: Any, repair: dict[str, Any], names: Any) -> None:
     )
 
 
-def _print_summary(summary: Any, console: Any, repair: dict[str, Any] | None = None) -> None:
+def _print_summary(
+    summary: Any, console: Any, repair: dict[str, Any] | None = None, prices: Any = None
+) -> None:
     from causalverify.analysis import ordered_units
     from causalverify.cli._tables import pct, print_legend, print_table, short_names
     from causalverify.report import incomplete_banner
@@ -391,8 +407,11 @@ def _print_summary(summary: Any, console: Any, repair: dict[str, Any] | None = N
         _print_repair(console, repair, names)
     console.print(
         f"{summary.total} cells: {summary.computed} computed now, {summary.skipped} already "
-        f"stored; {summary.requests} model requests, ${summary.cost_usd:.4f}, "
-        f"{summary.wall_seconds:.1f} s"
+        f"stored; {summary.requests} model requests answered"
+        + (f", {summary.failed_requests} failed after retries" if summary.failed_requests else "")
+        + f", {cost_text(summary.cost_usd, [m.model for m in summary.models], prices)}, "
+        f"{summary.wall_seconds:.1f} s",
+        soft_wrap=True,
     )
     by_model = {m.model: m.unanswered for m in summary.models if m.unanswered}
     banner = incomplete_banner(

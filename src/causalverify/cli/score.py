@@ -56,7 +56,8 @@ def score(
     from causalverify.release import is_release, unfreeze
     from causalverify.runner.rescore import SCORES_FILE, model_table, score_run
 
-    if is_release(run_dir):
+    release = is_release(run_dir)
+    if release:
         if out is None:
             raise click.UsageError(f"{run_dir} is a frozen release (read-only): give --out DIR")
         run_dir = unfreeze(run_dir, out)
@@ -72,6 +73,9 @@ def score(
         rows, f"{len(frame)} cells rescored (profile {profile}, tau {tolerance}, {extractor})"
     )
     click.echo(f"wrote {run_dir / SCORES_FILE}; the stored cells carry the new scores")
+    if release:  # a new folder holding the release's cells: nothing to resume
+        click.echo(f"next: `causalverify report {run_dir}` writes its report")
+        return
     click.echo(
         "the run's own settings are unchanged (a resumed `causalverify run` repeats them); "
         f"rerun `causalverify report {run_dir}` to update its report"

@@ -41,7 +41,7 @@ from causalverify.release._layout import (
     write_text,
 )
 from causalverify.release._records import write_records
-from causalverify.release._scrub import host_replacements, scrub
+from causalverify.release._scrub import SERVER, host_replacements, scrub
 from causalverify.release._tables import SIDE_DATABASES, export_tables
 from causalverify.report import DEFAULT_TITLE, write_report
 from causalverify.runner.meta import suite_fingerprint
@@ -178,9 +178,13 @@ def _freeze_snapshot(
     tell(progress, "reading the cells")
     meta, records = _read_run(run_dir)
     suite = _find_suite(meta, suite_dir, records)
-    # No host paths or user name leave this machine: the snapshot's metadata (which the exported
+    # No host paths, server address or user name leave this machine: the snapshot's metadata (which the exported
     # tables copy) and everything written from it use placeholders instead.
-    meta = scrub(meta, host_replacements(origin, suite.root))
+    replacements = host_replacements(origin, suite.root)
+    server = meta.get("base_url")
+    if isinstance(server, str) and server:  # an internal host name is not published either
+        replacements = [(server, SERVER), *replacements]
+    meta = scrub(meta, replacements)
     with RunStore.open(run_dir) as snapshot_store:
         snapshot_store.set_meta(meta)
     staging = out_dir.with_name(out_dir.name + ".partial")

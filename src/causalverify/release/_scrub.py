@@ -23,6 +23,8 @@ PYTHON = "<python-prefix>"
 CWD = "<cwd>"
 USER = "<user>"
 SUITE = "<suite>"
+#: what a run's --base-url becomes in a release
+SERVER = "<server>"
 
 
 def host_replacements(

@@ -27,6 +27,10 @@ from causalverify.report.calibration import calibration_tables
 from causalverify.report.experiment_a_tables import experiment_a_tables
 from causalverify.report.repair import repair_tables
 
+#: rank correlations (Kendall τ, Spearman ρ) are shown from this many models on: with two or
+#: three, τ takes only a handful of values (two models: ±1) and says nothing
+MIN_RANKED = 4
+
 
 def all_tables(s: Mapping[str, Any]) -> list[Table]:
     """Every report table, in display order."""
@@ -40,8 +44,9 @@ def all_tables(s: Mapping[str, Any]) -> list[Table]:
     tables.append(by_family(s))
     if s.get("rates_by_language"):  # only for runs with more than one language
         tables.append(by_language(s))
+    ranked = len(s.get("units", ())) >= MIN_RANKED  # rank statistics need a few models
     builders = (executed_wrong, rank_agreement, stability, sweep, taxonomy, extraction, rel_error)
-    tables += [build(s) for build in builders]
+    tables += [build(s) for build in builders if ranked or build not in (rank_agreement, stability)]
     if s.get("language_invariance"):  # only for runs with both languages
         tables.append(language_table(s["language_invariance"]))
     if s.get("calibration"):  # only when the run holds calibration rows

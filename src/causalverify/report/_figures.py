@@ -102,6 +102,10 @@ def tolerance_sweep(summary: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
+#: the CDF's left edge, below the clip at 1e-4 (zero errors)
+_CDF_LEFT = 3e-5
+
+
 def rel_error_cdf(summary: Mapping[str, Any], cells: pd.DataFrame, path: Path) -> Path:
     """Empirical CDF of the relative error of executed cells, per unit (log scale)."""
     usable = cells[(cells["L2b"] == 1) & (cells["unscoreable"] == 0) & cells["rel_error"].notna()]
@@ -111,11 +115,14 @@ def rel_error_cdf(summary: Mapping[str, Any], cells: pd.DataFrame, path: Path) -
         errs = np.sort(usable.loc[usable["unit"] == unit, "rel_error"].to_numpy(dtype=float))
         if errs.size:
             errs = np.clip(errs, 1e-4, 1e4)
-            ax.step(
-                errs, np.arange(1, errs.size + 1) / errs.size, where="post", label=wrap_name(unit)
-            )
+            # from 0 left of the axis' first value to 1 at its right end, so that a unit whose
+            # every error is 0 (clipped to 1e-4) is a visible step, not a line under the frame
+            x = np.concatenate([[_CDF_LEFT], errs, [1e4]])
+            y = np.concatenate([[0.0], np.arange(1, errs.size + 1) / errs.size, [1.0]])
+            ax.step(x, y, where="post", label=wrap_name(unit))
     ax.set_xscale("log")
-    ax.set_xlim(1e-4, 1e4)
+    ax.set_xlim(_CDF_LEFT, 1e4)
+    ax.set_ylim(-0.03, 1.05)
     ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("relative error |est - canonical| / |canonical| (clipped to 1e-4..1e4)")
     ax.set_ylabel("share of executed cells")
@@ -176,7 +183,8 @@ def rank_agreement(summary: Mapping[str, Any], path: Path) -> Path:
         ax.annotate("\n".join(wrap_name(u) for u in together), (x, y), fontsize=7, xytext=(4, 3),
                     textcoords="offset points", va="top")  # fmt: skip
     tau = summary["rank_correlation"]["L2b"]["kendall_tau"]
-    ax.set_title(f"L2b rank vs L2b+ rank (Kendall τ = {'n/a' if tau is None else f'{tau:.2f}'})")
+    shown = "n/a" if tau is None or n < 4 else f"{tau:.2f}"  # too few models for a τ
+    ax.set_title(f"L2b rank vs L2b+ rank (Kendall τ = {shown})")
     ax.set_xlim(n + 0.5, 0.5)
     ax.set_ylim(n + 0.5, 0.5)
     ax.set_xlabel("rank by L2b (execution)")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from causalverify.report._catalog import all_tables
+from causalverify.report._catalog import MIN_RANKED, all_tables
 from causalverify.report._explorer_page import CSS as EXPLORER_CSS
 from causalverify.report._explorer_page import explorer_markup
 from causalverify.report._tables import Table, num
@@ -21,7 +22,8 @@ body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; 
 h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
 table { border-collapse: collapse; margin: 0.5rem 0; font-size: 0.9rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th:first-child, td:first-child, th.text, td.text { text-align: left; }
+.grid { max-width: 100%; overflow-x: auto; }
 th { background: #f2f2f2; }
 tr.tied td { background: #e6f2e6; }
 .note { color: #555; font-size: 0.85rem; }
@@ -121,14 +123,21 @@ def _overview(s: Mapping[str, Any]) -> list[str]:
     tau = s["rank_correlation"].get("L2b", {})
     banners = (incomplete_banner(s), unfinished_banner(s), settings_line(s))
     lines = [line for line in banners if line]
+    ranks = (
+        [
+            f"Kendall τ-b between the L2b and L2b+ rankings: {num(tau.get('kendall_tau'))}"
+            f" (Spearman ρ {num(tau.get('spearman_rho'))})."
+        ]
+        if len(s["units"]) >= MIN_RANKED
+        else []
+    )
     return [
         *lines,
         f"{s['n_cells']} cells: {len(s['units'])} {s['unit']}(s) × {s['n_scenarios']} scenarios"
         f" ({', '.join(s['families'])}); languages: {', '.join(s['languages'])}.",
         f"Executed but wrong: {ew['count']} of {ew['denominator']} executed scoreable cells.",
         *extraction_lines(s),
-        f"Kendall τ-b between the L2b and L2b+ rankings: {num(tau.get('kendall_tau'))}"
-        f" (Spearman ρ {num(tau.get('spearman_rho'))}).",
+        *ranks,
         *power_lines(s),
     ]
 
@@ -169,24 +178,47 @@ def render_markdown(summary: Mapping[str, Any], title: str) -> str:
     return "\n".join(parts)
 
 
-def _html_cell(text: str, link: str) -> str:
+def _html_cell(text: str, link: str, left: bool = False) -> str:
     esc = html.escape
-    return f'<td><a href="{esc(link)}">{esc(text)}</a></td>' if link else f"<td>{esc(text)}</td>"
+    td = '<td class="text">' if left else "<td>"
+    return f'{td}<a href="{esc(link)}">{esc(text)}</a></td>' if link else f"{td}{esc(text)}</td>"
+
+
+#: a cell that reads as a number (or as no value): right-aligned
+_NUMBERISH = re.compile(r"^\s*([-+−–]?\s*[\d.$\[(]|[-–]?\s*$|n/a$|yes$|no$)")
+
+
+def _text_columns(table: Table) -> set[int]:
+    """The columns of names and words (model names, families, layers), aligned left."""
+    return {
+        i
+        for i in range(len(table.header))
+        if table.rows and not any(_NUMBERISH.match(str(row[i])) for row in table.rows)
+    }
 
 
 def _html_table(table: Table, *, collapsed: bool = False) -> str:
     esc = html.escape
-    head = "".join(f"<th>{esc(c)}</th>" for c in table.header)
+    left = _text_columns(table)
+    head = "".join(
+        f'<th class="text">{esc(c)}</th>' if i in left else f"<th>{esc(c)}</th>"
+        for i, c in enumerate(table.header)
+    )
     links = table.links or tuple(("",) * len(row) for row in table.rows)
     classes = table.row_classes or ("",) * len(table.rows)
     body = "".join(
         (f'<tr class="{esc(cls)}">' if cls else "<tr>")
-        + "".join(_html_cell(c, a) for c, a in zip(row, link, strict=True))
+        + "".join(
+            _html_cell(c, a, i in left) for i, (c, a) in enumerate(zip(row, link, strict=True))
+        )
         + "</tr>"
         for row, link, cls in zip(table.rows, links, classes, strict=True)
     )
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
-    grid = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+    grid = (
+        f'<div class="grid"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        f"</div>{note}"
+    )
     if collapsed:
         return (
             f'<section id="{esc(table.key)}"><details><summary>{esc(table.title)}</summary>'

@@ -61,10 +61,15 @@ class Tally:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    #: calls that still failed after their retries (``api_error``: no answer, nothing paid)
+    failed: int = 0
 
     def add(self, spec: str, response: ModelResponse | None) -> None:
         """Count one answer of the model ``spec``."""
-        if response is None or response.cached or response.error is not None:
+        if response is None or response.cached:
+            return
+        if response.error is not None:
+            self.failed += int(response.content is None and not is_offline(spec))
             return
         self.requests += int(not is_offline(spec))
         self.input_tokens += response.input_tokens

@@ -174,6 +174,7 @@ def _run(
         input_tokens=run.tally.input_tokens,
         output_tokens=run.tally.output_tokens,
         environment_changes=tuple(changes),
+        failed_requests=run.tally.failed,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,6 +47,14 @@ def ensure_suite(
     name = str(spec)
     if name not in SUITES:
         folder = Path(spec)
+        if not folder.exists() or folder.is_file():
+            close = difflib.get_close_matches(name, SUITES, n=1)
+            hint = f"did you mean --suite {close[0]}? " if close else ""
+            what = "a file" if folder.is_file() else "no such folder"
+            raise SuiteError(
+                f"--suite {name}: {what}, and not a named suite ({', '.join(SUITES)}); "
+                f"{hint}or build a suite folder with `causalverify build --out DIR` and pass DIR"
+            )
         if not (folder / "suite.json").is_file():
             raise SuiteError(
                 f"{folder} is not a built suite (no suite.json); "

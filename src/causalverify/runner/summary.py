@@ -41,7 +41,8 @@ class RunSummary:
 
     ``computed`` cells were finished by this invocation, ``skipped`` ones were already stored;
     ``requests`` counts answers that were not served from the cache, and ``cost_usd`` and the
-    token counts add up those new answers. ``environment_changes`` lists what the execution
+    token counts add up those new answers; ``failed_requests`` counts the calls that still failed
+    after their retries (their cells are ``api_error``). ``environment_changes`` lists what the execution
     environment gained, lost or upgraded since the run recorded it (its prompts keep describing
     the recorded one).
     """
@@ -58,6 +59,7 @@ class RunSummary:
     input_tokens: int = 0
     output_tokens: int = 0
     environment_changes: tuple[str, ...] = ()
+    failed_requests: int = 0
 
 
 def summarize_models(

@@ -54,7 +54,11 @@ class Suite:
         try:
             return self._by_id[scenario_id]
         except KeyError:
-            raise SuiteError(f"suite {self.root} has no scenario {scenario_id!r}") from None
+            ids = list(self._by_id)
+            shown = ", ".join(ids) if len(ids) <= 8 else f"{ids[0]} ... {ids[-1]} ({len(ids)} ids)"
+            raise SuiteError(
+                f"suite {self.root} has no scenario {scenario_id!r}; its scenarios: {shown}"
+            ) from None
 
     def data_path(self, scenario: Scenario | str) -> Path:
         """Absolute path of a scenario's CSV."""

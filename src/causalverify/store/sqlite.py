@@ -68,6 +68,11 @@ def _meta_rows(values: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 _TABLES = frozenset({"meta", "cells", "calibration"})
+#: what to do about a store that cannot be read
+_RECOVERY = (
+    "Answers are kept in the response cache, so rerunning the same `causalverify run` command "
+    "with another --out folder asks no model again"
+)
 
 
 @contextlib.contextmanager
@@ -134,15 +139,25 @@ class RunStore:
         path = run_dir / STORE_FILE
         if not path.exists():
             if not create:
+                if (run_dir / "suite.json").is_file():
+                    raise StoreError(
+                        f"{run_dir} is a suite, not a run: run models through it with "
+                        f"`causalverify run --suite {run_dir} --out RUN_DIR`, then use RUN_DIR"
+                    )
                 raise StoreError(
                     f"no run store at {path}; run `causalverify run --out {run_dir}` first"
                 )
             run_dir.mkdir(parents=True, exist_ok=True)
             _initialise(path)
+        elif path.stat().st_size == 0:  # never written by us: a store is created whole
+            raise StoreError(
+                f"{path} is an empty file, not a run store; remove it (a new run there starts "
+                f"afresh) or use another folder. {_RECOVERY}"
+            )
         try:
             conn = connect(path, schema=_SCHEMA + CALIBRATION_SCHEMA, tables=_TABLES, what="run")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path} is not a readable run store: {exc}") from exc
+            raise StoreError(f"{path} is not a readable run store: {exc}. {_RECOVERY}") from exc
         return cls(path, conn)
 
     # -- metadata -------------------------------------------------------------------------------

@@ -166,18 +166,18 @@ def test_reference_panel_calibrates_offline_through_the_cli(
     src_dir = reference_panel.config.out_dir
     with RunStore.open(src_dir) as src, RunStore.open(run_dir, create=True) as dst:
         dst.set_meta({**src.meta(), "languages": ["r"]})
-        for cell in only_language(reference_panel, "r"):  # the panel's R cells: 28 answers
+        for cell in only_language(reference_panel, "r"):  # the panel's R cells: 32 answers
             dst.put_cell(cell)
     runner = CliRunner()
     args = ["calibrate", str(run_dir), "--quiet", "--cache", str(tmp_path / "c.sqlite")]
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "28 answers: 28 asked now" in result.output
+    assert "32 answers: 32 asked now" in result.output
     paper = runner.invoke(main, [*args, "--protocol", "paper", "--models", "reference/naive"])
     assert paper.exit_code == 0, paper.output
     assert "4 answers: 4 asked now" in paper.output
     rerun = runner.invoke(main, args)
-    assert "0 asked now, 28 already stored" in rerun.output
+    assert "0 asked now, 32 already stored" in rerun.output
     bad = runner.invoke(main, [*args, "--models", "openai/not-in-run"])
     assert bad.exit_code != 0 and "did not answer in this run" in bad.output
 

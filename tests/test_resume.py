@@ -80,7 +80,7 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_one(
         resumed = list(store.iter_cells())
         meta = store.meta()
         (rows,) = store._conn.execute("SELECT COUNT(*) FROM cells").fetchone()
-    assert rows == len(resumed) == len(reference) == 28
+    assert rows == len(resumed) == len(reference) == 32
     assert [r.key for r in resumed] == [r.key for r in reference]
     for got, want in zip(resumed, reference, strict=True):
         assert stable_view(got) == stable_view(want), got.key

@@ -169,6 +169,13 @@ def test_a_cell_address_opens_the_cell_with_its_code_and_the_extracted_line(
     assert record.execution is not None
     assert marked == record.execution.stdout.splitlines()[record.extraction.line - 1]
     assert "ESTIMATE" in marked
+    # why a cell failed comes first, the prompt last and folded
+    headings = page.locator("#cv-cell h3").all_inner_texts()
+    order = [next(i for i, h in enumerate(headings) if h.startswith(w)) for w in ("stderr", "stdout", "Code that ran", "Response")]  # fmt: skip
+    assert order == sorted(order), headings
+    assert page.get_attribute("#cv-prompt", "open") is None
+    assert page.evaluate("document.querySelector('#cv-cell').lastElementChild.id === 'cv-prompt'")
+    page.click("#cv-prompt summary")
     page.wait_for_function("document.querySelector('#cv-cell').innerText.indexOf('[user]') >= 0")
     assert browser.errors == []
     assert all(url.startswith("file://") for url in browser.requests)

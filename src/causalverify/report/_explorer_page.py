@@ -76,8 +76,9 @@ def explorer_markup(available: bool) -> str:
         '<section id="cv-cell" hidden></section>\n'
         '<section id="explorer"><h2>Cells</h2>'
         '<p class="note">Every cell of the run: filter, sort (click a heading), open one to read '
-        "the prompt, the answer, the code that ran, its output with the line the estimate was "
-        "read from marked, and its scores. Numbers in the tables above link here.</p>"
+        "its verdict and scores, stderr, its output with the line the estimate was read from "
+        "marked, the code that ran, the answer and (folded, last) the prompt. Numbers in the "
+        "tables above link here.</p>"
         f'<div class="filters">{selects}<label>scenario <input id="cv-f-scenario" size="8">'
         '</label><span id="cv-count"></span></div>'
         f'<table id="cv-table"><thead><tr>{heads}</tr></thead><tbody></tbody></table>'
@@ -230,11 +231,12 @@ SCRIPT: Final[str] = r"""
     if (heading) { box.appendChild(el("h3", heading)); }
     if (t.status_reason) { block(box, "Why the harness could not finish this cell", t.status_reason); }
     if (t.feedback) { block(box, "Execution feedback shown to the model", t.feedback); }
-    block(box, "Response", t.response || t.response_error);
-    block(box, "Code that ran", t.code || t.parse_error);
+    // why it failed first: stderr, then the output with the line the estimate was read from
+    block(box, "stderr", t.stderr);
     var line = t.extraction && t.extraction.line ? t.extraction.line : null;
     block(box, "stdout" + (line ? " (the marked line is where the estimate was read)" : ""), t.stdout, line);
-    block(box, "stderr", t.stderr);
+    block(box, "Code that ran", t.code || t.parse_error);
+    block(box, "Response", t.response || t.response_error);
     if (t.fits && t.fits.length) {
       box.appendChild(el("h3", "Fit log (written by the script's own process: self-reported)"));
       var table = el("table"), head = el("tr");
@@ -295,13 +297,18 @@ SCRIPT: Final[str] = r"""
       if (d.last.extraction) {
         box.appendChild(el("p", "Extraction: " + fmt(d.last.extraction.value) + " by rule " + d.last.extraction.rule, { "class": "note" }));
       }
-      var promptPre = block(box, "Prompt", "loading…");
-      withPrompts(function (all) {
-        promptPre.textContent = (all[d.prompt] || []).map(function (m) { return "[" + m.role + "]\n" + m.content; }).join("\n\n");
-      });
       if (d.turns.length) {
         d.turns.forEach(function (t) { turnView(box, t, "Turn " + t.turn + " (" + t.status + ")"); });
       } else { turnView(box, d.last, null); }
+      // the prompt is the same for every cell of a scenario and language: last, collapsed
+      var fold = el("details", null, { id: "cv-prompt" });
+      fold.appendChild(el("summary", "Prompt"));
+      var promptPre = el("pre", "loading…");
+      fold.appendChild(promptPre);
+      box.appendChild(fold);
+      withPrompts(function (all) {
+        promptPre.textContent = (all[d.prompt] || []).map(function (m) { return "[" + m.role + "]\n" + m.content; }).join("\n\n");
+      });
       box.scrollIntoView();
     });
   }

@@ -120,6 +120,14 @@ def test_filters_narrow_the_table_and_nothing_leaves_the_machine(
     assert [row[0] for row in browser.rows()] == sorted(
         (r.key.scenario_id for r in want), reverse=True
     )
+    first = want[0].key.scenario_id
+    page.fill("#cv-f-scenario", first)  # the scenario filter is in the address too
+    assert f"scenario={first}" in page.evaluate("location.hash")
+    address = page.evaluate("location.hash")
+    browser.open(_index(run_dir), address)
+    page.wait_for_selector("#cv-table tbody tr")
+    assert [row[0] for row in browser.rows()] == [first]
+    assert page.input_value("#cv-f-scenario") == first
     assert browser.errors == []
     assert browser.requests and all(url.startswith("file://") for url in browser.requests)
 
@@ -147,6 +155,14 @@ def test_leaderboard_and_family_links_land_on_their_cells(
     rows = browser.rows()
     families = {row[4] for row in rows}
     assert len(families) == 1 and len({row[1] for row in rows}) == 1
+    # a taxonomy count: exactly the cells it counts
+    page.click("#taxonomy summary")
+    first = page.locator("#taxonomy tbody tr").first
+    count = first.locator("a").last
+    expected = int(count.inner_text())
+    count.click()
+    page.wait_for_function("location.hash.indexOf('category=') > 0")
+    assert page.inner_text("#cv-count").startswith(f"{expected} of ")
     assert browser.errors == []
 
 

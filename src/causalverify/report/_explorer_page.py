@@ -27,6 +27,7 @@ FILTERS: Final[tuple[tuple[str, str], ...]] = (
     ("difficulty", "difficulty"),
     ("status", "status"),
     ("se_tier", "SE tier"),
+    ("category", "failure category"),
 )
 
 COLUMNS: Final[tuple[tuple[str, str], ...]] = (
@@ -99,7 +100,7 @@ SCRIPT: Final[str] = r"""
   IDX.fields.forEach(function (f, i) { F[f] = i; });
   var ROWS = IDX.rows, PAGE = 100, chunks = {}, waiting = {}, prompts = null, promptWait = [];
   var state = { filters: {}, scenario: "", sort: null, desc: false, page: 0 };
-  var KEYS = ["unit", "model", "language", "family", "difficulty", "status", "se_tier"];
+  var KEYS = ["unit", "model", "language", "family", "difficulty", "status", "se_tier", "category"];
   var SHOWN = ["scenario", "model", "language", "sample", "family", "difficulty", "status",
                "estimate", "canonical", "rel_error", "reported_se", "canonical_se", "se_tier"];
   function $(id) { return document.getElementById(id); }
@@ -135,7 +136,7 @@ SCRIPT: Final[str] = r"""
     });
   });
   $("cv-f-scenario").addEventListener("input", function (ev) {
-    state.scenario = ev.target.value.trim(); state.page = 0; render();
+    state.scenario = ev.target.value.trim(); state.page = 0; render(); writeHash();
   });
   Array.prototype.forEach.call(document.querySelectorAll("#cv-table th"), function (th) {
     th.addEventListener("click", function () {
@@ -185,6 +186,7 @@ SCRIPT: Final[str] = r"""
     KEYS.forEach(function (k) {
       if (state.filters[k]) { q.push(encodeURIComponent(k) + "=" + encodeURIComponent(state.filters[k])); }
     });
+    if (state.scenario) { q.push("scenario=" + encodeURIComponent(state.scenario)); }
     history.replaceState(null, "", "#cells" + (q.length ? "?" + q.join("&") : ""));
   }
   function load(src, key, store, cb) {
@@ -326,7 +328,10 @@ SCRIPT: Final[str] = r"""
         var kv = pair.split("=");
         state.filters[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1] || "");
       });
+      state.scenario = state.filters.scenario || "";
+      delete state.filters.scenario;
       KEYS.forEach(function (k) { $("cv-f-" + k).value = state.filters[k] || ""; });
+      $("cv-f-scenario").value = state.scenario;
       render();
       $("explorer").scrollIntoView();
     }

@@ -437,6 +437,18 @@ def taxonomy(s: Mapping[str, Any]) -> Table:
         )
         for cat in categories
     ]
+    # each count opens its cells in the explorer
+    links = [
+        (
+            "",
+            *(
+                cells_link(unit=u, category=cat) if tax["by_unit"].get(u, {}).get(cat) else ""
+                for u in units
+            ),
+            cells_link(category=cat),
+        )
+        for cat in categories
+    ]
     missing = ", ".join(f"{k} ({v})" for k, v in tax["missing_packages"].items())
     return Table(
         key="taxonomy",
@@ -444,6 +456,7 @@ def taxonomy(s: Mapping[str, Any]) -> Table:
         header=("category", *units, "all"),
         rows=tuple(rows),
         note=f"Missing packages: {missing}." if missing else "",
+        links=tuple(links),
     )
 
 

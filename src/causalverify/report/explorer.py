@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
+from causalverify.analysis import classify_cell, prepare_cells
 from causalverify.families import PUBLISHED_NAME
 from causalverify.records import CellKey, CellRecord, TurnRecord
+from causalverify.store.table import cells_frame
 
 EXPLORER_DIR: Final = "explorer"
 CHUNK: Final = 200
@@ -54,6 +56,7 @@ FIELDS: Final[tuple[str, ...]] = (
     "se_variant",
     "se_ratio",
     "L2c",
+    "category",
 )
 
 
@@ -160,6 +163,13 @@ def write_explorer(records: Sequence[CellRecord], out_dir: Path, unit: str) -> P
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     ordered = sorted(records, key=lambda r: r.key.as_tuple())
+    # each cell's failure category, as the taxonomy table counts it (its numbers link here)
+    category: dict[tuple[str, str, str, int], str] = {}
+    if ordered:
+        frame = prepare_cells(cells_frame(ordered))
+        for (_, row), cat in zip(frame.iterrows(), frame.apply(classify_cell, axis=1), strict=True):
+            key = (str(row["scenario_id"]), str(row["model"]), str(row["language"]))
+            category[(*key, int(row["sample"]))] = str(cat)
     rows: list[list[Any]] = []
     prompts: dict[str, list[dict[str, Any]]] = {}
     for start in range(0, len(ordered), CHUNK):
@@ -167,7 +177,7 @@ def write_explorer(records: Sequence[CellRecord], out_dir: Path, unit: str) -> P
         part = ordered[start : start + CHUNK]
         details = {cell_address(r.key): _detail(r) for r in part}
         for r in part:
-            rows.append(_row(r, chunk))
+            rows.append([*_row(r, chunk), category.get(r.key.as_tuple())])
             prompts.setdefault(r.prompt_sha256, [m.model_dump(mode="json") for m in r.prompt])
         (folder / f"chunk-{chunk:04d}.js").write_text(
             f"CV_CHUNK({chunk},{_dumps(details)});\n", encoding="utf-8"

@@ -60,7 +60,12 @@ def safe(text: object) -> str:
     would open a tag escaped."""
     from rich.markup import escape
 
-    return escape(clean(text))
+    # Rich reads a backslash before any ``[`` as an escape, even where the bracket opens no tag:
+    # one more keeps the text's own backslashes; ``escape`` handles brackets that open tags
+    return escape(_BACKSLASHES_BEFORE_BRACKET.sub(r"\1\\[", clean(text)))
+
+
+_BACKSLASHES_BEFORE_BRACKET = re.compile(r"(\\+)\[(?![a-z#/@][^[]*?\])")
 
 
 def safe_text(text: object, style: str = "") -> Text:

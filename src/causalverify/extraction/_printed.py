@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from causalverify.extraction._numbers import normalize_line
+from causalverify.extraction._tables import MULTIWORD
 
 #: longest line read (the sandbox caps stdout; a longer line is read up to here)
 MAX_LINE: Final = 4000
@@ -273,25 +274,8 @@ class _Row:
     rows: int = 0  # rows in its table
 
 
-#: column names printed as two words
-_TWO_WORDS: Final = frozenset(
-    {
-        "std. error",
-        "std. err.",
-        "std err",
-        "t value",
-        "z value",
-        "t stat",
-        "p value",
-        "ci lower",
-        "ci upper",
-        "lower ci",
-        "upper ci",
-        "conf. low",
-        "conf. high",
-        "std. dev.",
-    }
-)
+#: column names printed as two words (``Std. Error``, ``t value``)
+_TWO_WORDS: Final = frozenset(MULTIWORD) | {"std. dev."}
 _TOKEN: Final = re.compile(r"\S+")
 _LEADING_INDEX: Final = re.compile(r"^\s*\d+:?(?=\s)")
 _ROW_INDEX: Final = re.compile(r"\d+:?|\[\d+,?\]")

@@ -21,7 +21,7 @@ from causalverify.extraction._numbers import (
 )
 
 #: multi-word column names, joined with underscores (same length, so positions are kept)
-_MULTIWORD: Final = (
+MULTIWORD: Final = (
     "std. error",
     "std. err.",
     "std err",
@@ -65,8 +65,8 @@ class TableRow:
     spec: bool = False
 
 
-_MULTIWORD_RE: Final = re.compile(
-    "|".join(rf"(?<![\w.]){re.escape(p)}(?![\w])" for p in _MULTIWORD), re.IGNORECASE
+MULTIWORD_RE: Final = re.compile(
+    "|".join(rf"(?<![\w.]){re.escape(p)}(?![\w])" for p in MULTIWORD), re.IGNORECASE
 )
 
 
@@ -74,7 +74,7 @@ def _prep(line: str) -> str:
     """Normalize a line; join multi-word column names keeping every character's position."""
     line = normalize_line(line)
     line = line.replace(">|t|", ">_t_").replace(">|z|", ">_z_")
-    return _MULTIWORD_RE.sub(lambda m: m.group(0).replace(" ", "_"), line)
+    return MULTIWORD_RE.sub(lambda m: m.group(0).replace(" ", "_"), line)
 
 
 def _tokens(line: str) -> list[tuple[str, int]]:

@@ -391,19 +391,11 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
     why = _why(best.best)
     missing = _missing_headline(candidates, best)
     if missing is not None:
-        return ExtractionRecord(
-            method="deterministic",
-            value=None,
-            rule="undecided",
-            line=None,
-            ambiguous=True,
-            undecided=True,
-            candidates=[_listed(g) for g in contenders[:MAX_LISTED]],
-            rationale=(
-                f"undecided: the main result printed on line {missing.printed.line} is missing "
-                f"({missing.printed.token}: {_why(missing)}); the best number printed, "
-                f"{best.best.value!r} (line {best.best.printed.line}), is not marked main"
-            ),
+        return _undecided(
+            contenders,
+            f"undecided: the main result printed on line {missing.printed.line} is missing "
+            f"({missing.printed.token}: {_why(missing)}); the best number printed, "
+            f"{best.best.value!r} (line {best.best.printed.line}), is not marked main",
         )
     rival = _stated_rival(best, groups[1:])
     if rival is None and (len(groups) == 1 or best.score - groups[1].score >= MARGIN):
@@ -422,6 +414,17 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
     runner = rival or groups[1]
     # the contenders: the groups the evidence does not separate from the best
     contenders = [g for g in groups if best.score - g.score < MARGIN or g is rival]
+    return _undecided(
+        contenders,
+        f"undecided: {best.best.value!r} (line {best.best.printed.line}, score "
+        f"{best.score:.1f}: {why}) and {runner.best.value!r} (line "
+        f"{runner.best.printed.line}, score {runner.score:.1f}: {_why(runner.best)}) are "
+        f"not separated by the evidence",
+    )
+
+
+def _undecided(contenders: Sequence[_Group], rationale: str) -> ExtractionRecord:
+    """An undecided record listing the contenders (best first)."""
     return ExtractionRecord(
         method="deterministic",
         value=None,
@@ -430,12 +433,7 @@ def decide(candidates: Sequence[Candidate], stdout: str, family: Family) -> Extr
         ambiguous=True,
         undecided=True,
         candidates=[_listed(g) for g in contenders[:MAX_LISTED]],
-        rationale=(
-            f"undecided: {best.best.value!r} (line {best.best.printed.line}, score "
-            f"{best.score:.1f}: {why}) and {runner.best.value!r} (line "
-            f"{runner.best.printed.line}, score {runner.score:.1f}: {_why(runner.best)}) are "
-            f"not separated by the evidence"
-        ),
+        rationale=rationale,
     )
 
 

@@ -90,7 +90,7 @@ def _html_rows(report: Path, title: str) -> list[list[str]]:
     section = page[heading.end() :].split("</section>", 1)[0]
     body = section.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     return [
-        [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td>(.*?)</td>", row)]
+        [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
         for row in re.findall(r"<tr>(.*?)</tr>", body)
     ]
 

@@ -156,7 +156,7 @@ def test_malformed_and_escaping_manifest_lines_are_reported(tmp_path: Path) -> N
     _, problems = read_sums(tmp_path)
     assert problems == [
         "SHA256SUMS: line 4 is malformed",
-        "SHA256SUMS: line 5 names a path outside the release: ../outside",
+        "SHA256SUMS: line 5 names a path outside the folder: ../outside",
         "SHA256SUMS: a.csv is listed twice",
     ]
     (tmp_path / "SHA256SUMS").unlink()

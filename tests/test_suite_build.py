@@ -145,6 +145,30 @@ def test_tampering_is_detected(tmp_path: Path) -> None:
     assert len(load_suite(out, verify=False)) == 4
 
 
+def test_extra_file_and_symlink_are_detected(tmp_path: Path) -> None:
+    out = tmp_path / "smoke"
+    build_suite(out, suite="smoke")
+    assert load_suite(out).verify() == []
+    (out / "data" / "notes.txt").write_text("not part of the suite")
+    with pytest.raises(SuiteError, match=r"data/notes.txt: extra file, not listed in SHA256SUMS"):
+        load_suite(out)
+    (out / "data" / "notes.txt").unlink()
+    # a listed CSV replaced by a link to a file of the same bytes: the bytes match, the link is
+    # still refused (a link can point out of the suite)
+    csv = out / "data" / "s001.csv"
+    copy = tmp_path / "elsewhere.csv"
+    shutil.copyfile(csv, copy)
+    csv.unlink()
+    csv.symlink_to(copy)
+    with pytest.raises(SuiteError, match=r"data/s001.csv: is a symbolic link"):
+        load_suite(out)
+    csv.unlink()
+    shutil.copyfile(copy, csv)
+    (out / "linked").symlink_to(tmp_path, target_is_directory=True)
+    problems = load_suite(out, verify=False).verify()
+    assert problems == ["linked: extra symbolic link, not listed in SHA256SUMS"]
+
+
 def test_load_errors_are_clear(tmp_path: Path) -> None:
     with pytest.raises(SuiteError, match="does not exist"):
         load_suite(tmp_path / "missing")

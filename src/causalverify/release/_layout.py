@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any, Final
 
+from causalverify.checksums import SUMS_FILE as SUMS_FILE
+from causalverify.checksums import sha256_file as sha256_file
+from causalverify.checksums import tree_files
+
 RELEASE_SCHEMA: Final = "causalverify-release/1"
 
+#: every file of a release (symbolic links too), sorted: the one listing of checksums
+release_files: Final = tree_files
+
 RELEASE_FILE: Final = "release.json"
-SUMS_FILE: Final = "SHA256SUMS"
 SUITE_DIR: Final = "suite"
 RECORDS_DIR: Final = "records"
 CELLS_FILE: Final = "records/cells.jsonl"
@@ -51,23 +56,3 @@ def write_text(path: Path, text: str) -> None:
     """Write UTF-8 text with ``\\n`` line ends, creating parent folders."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8", newline="\n")
-
-
-def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def release_files(root: Path) -> list[str]:
-    """Every regular file under ``root`` as a POSIX path relative to it, sorted.
-
-    Symbolic links are listed too (``verify`` rejects them), folders are not.
-    """
-    found = [
-        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_symlink() or p.is_file()
-    ]
-    return sorted(found)

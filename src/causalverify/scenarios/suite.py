@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from causalverify.checksums import check_sums, sha256_file
 from causalverify.errors import SuiteError
 from causalverify.scenarios.model import Scenario
 
@@ -70,43 +70,22 @@ class Suite:
         return pd.read_csv(self.data_path(scenario))
 
     def verify(self) -> list[str]:
-        """Check every file against ``SHA256SUMS`` and every CSV against its scenario's hash.
+        """Check the folder against ``SHA256SUMS`` and every CSV against its scenario's hash.
+
+        The check is :func:`causalverify.checksums.check_sums`, the one releases use: a
+        changed, missing or extra file and a symbolic link are each named.
 
         Returns
         -------
         list of str
             Problems found; empty when the suite is intact.
         """
-        problems = _check_sums(self.root)
+        _, problems = check_sums(self.root)
         for s in self.scenarios:
             path = self.data_path(s)
-            if path.is_file() and _sha256(path) != s.csv_sha256:
+            if path.is_file() and not path.is_symlink() and sha256_file(path) != s.csv_sha256:
                 problems.append(f"{s.data_file}: sha256 differs from scenario {s.id}'s record")
         return problems
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _check_sums(root: Path) -> list[str]:
-    sums = root / "SHA256SUMS"
-    if not sums.is_file():
-        return [f"{sums} is missing"]
-    problems: list[str] = []
-    for number, line in enumerate(sums.read_text(encoding="utf-8").splitlines(), start=1):
-        digest, sep, rel = line.partition("  ")
-        if not sep or len(digest) != 64:
-            problems.append(f"SHA256SUMS line {number} is malformed")
-        elif not (root / rel).is_file():
-            problems.append(f"{rel}: listed in SHA256SUMS but missing")
-        elif _sha256(root / rel) != digest:
-            problems.append(f"{rel}: sha256 differs from SHA256SUMS")
-    return problems
 
 
 def _read_json(path: Path) -> Any:

@@ -214,8 +214,20 @@ def test_cli_papers_commands(tmp_path: Path, corpus: Path) -> None:
         main, ["papers", "audit", "import", run_dir, str(tmp_path / "sheet.csv")]
     )
     assert result.exit_code == 0 and "Cohen's kappa" in result.output
+    as_json = runner.invoke(
+        main, ["papers", "audit", "import", run_dir, str(tmp_path / "sheet.csv"), "--json"]
+    )
+    assert as_json.exit_code == 0, as_json.output
+    audit = json.loads(as_json.output, parse_constant=_refuse_constant)  # strict JSON: no NaN
+    # no human direction was filled in: no row is compared, so rate and kappa are null
+    assert audit["direction"]["overall"] == {"n": 0, "agree": 0, "rate": None, "kappa": None}
+    assert audit["direction"]["skipped"] == 5 and audit["method"]["overall"]["n"] > 0
     missing = runner.invoke(main, ["papers", "show", str(tmp_path / "nothing")])
     assert missing.exit_code == 1 and "causalverify papers run" in missing.output
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"not JSON: {name}")
 
 
 def test_report_entry_rank_contrast_and_figures(tmp_path: Path, corpus: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -335,17 +334,13 @@ def audit_import(run_dir: Path, sheet: Path, as_json: bool) -> None:
     labels, source = label_frame(_results(run_dir))
     result = audit_agreement(frame, labels)
     if as_json:
-        click.echo(json.dumps(result, indent=2, sort_keys=True, default=_nan))
+        echo_json(result)  # an undefined rate or kappa (nothing compared) is null, not NaN
         return
     click.echo(f"labels compared: {source}")
     for layer, entry in result.items():
         click.echo(f"{layer}: {_agree(entry['overall'])} ({entry['skipped']} rows left out)")
         for level, row in entry["by_level"].items():
             click.echo(f"  {level}: {_agree(row)}")
-
-
-def _nan(value: Any) -> Any:
-    return None
 
 
 def _agree(row: dict[str, Any]) -> str:

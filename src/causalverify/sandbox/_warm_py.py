@@ -150,19 +150,63 @@ def _write_file(path: str, data: bytes | int, mode: int) -> None:
         os.close(fd)
 
 
+#: the namespaces a keeper makes for its cell, by the spec's names (mount is always new)
+_NAMESPACE_FLAGS = {
+    "net": _NEWNET,
+    "pid": _NEWPID,
+    "ipc": _NEWIPC,
+    "cgroup": _NEWCGROUP,
+    "uts": _NEWUTS,
+}
+
+
 class _Config:
+    """The cells' world, as ``causalverify.sandbox.spec.warm_config`` rendered it: the fields
+    of the harness's ``CellSpec`` under the same names (and the keeper's own settings)."""
+
     def __init__(self, raw: dict[str, Any]) -> None:
+        self.uid_policy = str(raw["uid_policy"])
+        self.uid = int(raw["uid"])
+        self.namespaces = tuple(str(ns) for ns in raw["namespaces"])
+        self.hostname = str(raw["hostname"])
+        self.new_session = bool(raw["new_session"])
+        self.die_with_parent = bool(raw["die_with_parent"])
+        self.environment = tuple((str(k), str(v)) for k, v in raw["environment"])
         self.seccomp = bytes.fromhex(raw["seccomp"]) if raw.get("seccomp") else None
-        self.env: dict[str, str] = dict(raw["env"])
-        self.as_root = bool(raw["as_root"])
-        self.sandbox_uid = int(raw["sandbox_uid"])
-        self.scratch_bytes = int(raw["scratch_bytes"])
-        self.hooks: dict[str, str] = dict(raw["hooks"])
-        self.hook_dir = str(raw["hook_dir"])
+        self.workdir = str(raw["workdir"])
+        self.tmpfs_bytes = int(raw["tmpfs_bytes"])
+        self.scratch_mode = int(raw["scratch_mode"])
+        self.tmp_mode = int(raw["tmp_mode"])
+        self.data_mode = int(raw["data_mode"])
+        self.code_dir = str(raw["code_dir"])
+        self.code_mode = int(raw["code_mode"])
+        self.hooks = tuple((str(name), str(text).encode()) for name, text in raw["hooks"])
         fd = raw.get("fitlog_fd")
         self.fitlog_fd: int | None = int(fd) if fd is not None else None
-        self.script = str(raw["script"])
         self.preload: list[str] = list(raw["preload"])
+        unknown = set(self.namespaces) - set(_NAMESPACE_FLAGS)
+        if unknown:
+            raise ValueError(f"unknown namespaces {sorted(unknown)}")
+
+    @property
+    def as_root(self) -> bool:
+        return self.uid_policy == "slot"
+
+    @property
+    def script(self) -> str:
+        return f"{self.code_dir}/main.py"
+
+    @property
+    def hook_dir(self) -> str:
+        return f"{self.code_dir}/hooks"
+
+    @property
+    def flags(self) -> int:
+        """The ``unshare`` flags of a cell (the user namespace is made first, on its own)."""
+        flags = _NEWNS
+        for ns in self.namespaces:
+            flags |= _NAMESPACE_FLAGS[ns]
+        return flags
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,30 +215,30 @@ class _Config:
 
 def _fresh_mounts(cfg: _Config, files: list[tuple[str, int]], code: int) -> None:
     _mount(None, "/", None, _REC | _PRIVATE)
-    size = f"size={cfg.scratch_bytes}"
+    size = f"size={cfg.tmpfs_bytes}"
     _mount("proc", "/proc", "proc", _NOSUID | _NODEV | _NOEXEC)
     _mount("devpts", "/dev/pts", "devpts", _NOSUID | _NOEXEC, "newinstance,ptmxmode=0666,mode=620")
-    _mount("tmpfs", "/tmp", "tmpfs", _NOSUID | _NODEV, f"mode=1777,{size}")
-    _mount("tmpfs", "/scratch", "tmpfs", _NOSUID | _NODEV, f"mode=0777,{size}")
-    _mount("tmpfs", "/code", "tmpfs", _NOSUID | _NODEV, "mode=0755,size=67108864")
+    _mount("tmpfs", "/tmp", "tmpfs", _NOSUID | _NODEV, f"mode={cfg.tmp_mode:04o},{size}")
+    _mount("tmpfs", cfg.workdir, "tmpfs", _NOSUID | _NODEV, f"mode={cfg.scratch_mode:04o},{size}")
+    _mount("tmpfs", cfg.code_dir, "tmpfs", _NOSUID | _NODEV, "mode=0755,size=67108864")
     old = os.umask(0)
     try:
         for rel, fd in files:
             parts = rel.split("/")
             for i in range(1, len(parts)):
-                folder = "/scratch/" + "/".join(parts[:i])
+                folder = f"{cfg.workdir}/" + "/".join(parts[:i])
                 if not os.path.isdir(folder):
-                    os.mkdir(folder, 0o777)
-            _write_file("/scratch/" + rel, fd, 0o644)
+                    os.mkdir(folder, cfg.scratch_mode)
+            _write_file(f"{cfg.workdir}/{rel}", fd, cfg.data_mode)
         # in bwrap's order: a cold run's listing of /code is the same
-        _write_file(cfg.script, code, 0o444)
+        _write_file(cfg.script, code, cfg.code_mode)
         if cfg.hooks:
             os.mkdir(cfg.hook_dir, 0o755)
-            for name, content in sorted(cfg.hooks.items()):
-                _write_file(f"{cfg.hook_dir}/{name}", content.encode(), 0o444)
+            for name, content in cfg.hooks:
+                _write_file(f"{cfg.hook_dir}/{name}", content, cfg.code_mode)
     finally:
         os.umask(old)
-    _mount(None, "/code", None, _REMOUNT | _RDONLY | _NOSUID | _NODEV)
+    _mount(None, cfg.code_dir, None, _REMOUNT | _RDONLY | _NOSUID | _NODEV)
 
 
 class _CapHeader(ctypes.Structure):
@@ -246,16 +290,20 @@ def _set_limits(limits: dict[str, int]) -> None:
 def _cell(cfg: _Config, req: dict[str, Any], fds: list[int], setup_w: int) -> None:
     """Prepare the cell's world, then run the script as ``python -B /code/main.py`` would."""
     try:
-        os.setsid()
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        socket.sethostname("sandbox")
-        _loopback_up()
+        if cfg.new_session:
+            os.setsid()
+        if cfg.die_with_parent:
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if "uts" in cfg.namespaces:
+            socket.sethostname(cfg.hostname)
+        if "net" in cfg.namespaces:
+            _loopback_up()
         out_fd, err_fd, _ctl, code_fd, *rest = fds
         log_fd = rest.pop(0) if req["log"] else -1
         file_fds = rest
         files = list(zip(req["files"], file_fds, strict=True))
         _fresh_mounts(cfg, files, code_fd)
-        uid = int(req["uid"]) if cfg.as_root else cfg.sandbox_uid
+        uid = int(req["uid"]) if cfg.as_root else cfg.uid
         imports = req.get("imports")
         null = os.open("/dev/null", os.O_RDONLY)
         keep = {0: null, 1: out_fd, 2: err_fd}
@@ -270,14 +318,15 @@ def _cell(cfg: _Config, req: dict[str, Any], fds: list[int], setup_w: int) -> No
         if "RLIMIT_AS" in rlimits:
             rlimits["RLIMIT_AS"] += _address_space_credit(imports)
         _set_limits(rlimits)
-        os.chdir("/scratch")
+        os.chdir(cfg.workdir)
         _drop_privileges(cfg, uid)
         if cfg.seccomp is not None:
             _install_seccomp(cfg.seccomp)
         os.umask(0o022)
         # what a fresh interpreter has: its own entropy, environment, arguments and streams
         os.environ.clear()
-        os.environ.update(cfg.env)
+        os.environ.update(cfg.environment)
+        os.environ["PWD"] = cfg.workdir  # as bwrap's --chdir sets it
         for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -403,18 +452,19 @@ def _user_namespace(cfg: _Config) -> None:
     with open("/proc/self/setgroups", "w") as fh:
         fh.write("deny")
     with open("/proc/self/uid_map", "w") as fh:
-        fh.write(f"{cfg.sandbox_uid} {outer_uid} 1")
+        fh.write(f"{cfg.uid} {outer_uid} 1")
     with open("/proc/self/gid_map", "w") as fh:
-        fh.write(f"{cfg.sandbox_uid} {outer_gid} 1")
+        fh.write(f"{cfg.uid} {outer_gid} 1")
 
 
 def _keeper(cfg: _Config, req: dict[str, Any], fds: list[int]) -> None:
     ctl = socket.socket(fileno=fds[2])
     try:
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if cfg.die_with_parent:
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if not cfg.as_root:
             _user_namespace(cfg)
-        _unshare(_NEWNS | _NEWPID | _NEWNET | _NEWIPC | _NEWUTS | _NEWCGROUP)
+        _unshare(cfg.flags)
         setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
         pid = os.fork()
         if pid == 0:

@@ -4,7 +4,10 @@ Every run gets fresh mount, PID, network, IPC, UTS and cgroup namespaces. The ne
 read-only binds of ``/usr`` (and the merged-/usr links), an allow-list of ``/etc``, the project's
 Python environment and R; a private ``/proc``, ``/dev`` and ``/tmp``; a fresh tmpfs scratch folder
 at ``/scratch`` (the working directory and ``HOME``) holding exactly the files given; and the
-script itself, read-only, in ``/code``. The environment is cleared.
+script itself, read-only, in ``/code``. The environment is cleared. All of it is the sandbox's
+:class:`~causalverify.sandbox.spec.CellSpec`, rendered here to bwrap's arguments
+(:func:`~causalverify.sandbox.spec.bwrap_cell`) and, for warm Python cells, to the warm keeper's
+configuration.
 
 The script never runs as root on the host. When the harness is root, bwrap runs privileged (it
 drops all capabilities but the two ``setpriv`` needs) and ``setpriv`` switches the script to a
@@ -45,46 +48,38 @@ from causalverify.sandbox import fitlog
 from causalverify.sandbox._classify import RunFacts, to_result, unavailable
 from causalverify.sandbox._process import kill_quietly, supervise
 from causalverify.sandbox._seccomp import filter_program
-from causalverify.sandbox._toolchain import SANDBOX_R_LIBRARY, Toolchain, discover
+from causalverify.sandbox._toolchain import Toolchain, discover
 from causalverify.sandbox._uidslot import UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
 from causalverify.sandbox.packages import with_runtime_install
+from causalverify.sandbox.spec import (
+    CODE_DIR,
+    MB,
+    SANDBOX_UID,
+    SCRATCH,
+    SEAL,
+    CellSpec,
+    Descriptor,
+    build_spec,
+    bwrap_cell,
+    bwrap_filter,
+    bwrap_world,
+    check_relative,
+    sandbox_env,
+    script_user,
+)
 from causalverify.sandbox.warm import WarmInterpreter, warm_default
 
-SCRATCH = "/scratch"
-CODE_DIR = "/code"
-SANDBOX_UID = 1000
-_MB = 1024 * 1024
-#: the last mount operations of every sandbox: the skeleton bwrap built (the root folder with
-#: the mount points, and /dev) becomes read-only. Without them a script running in a user
-#: namespace owns that skeleton and could write anywhere in it; as root it is owned by root.
-SEAL: tuple[str, ...] = ("--remount-ro", "/dev", "--remount-ro", "/")
-
-
-def sandbox_env(toolchain: Toolchain) -> dict[str, str]:
-    """The complete environment of a sandboxed script (nothing is inherited)."""
-    extra = {"R_LIBS": SANDBOX_R_LIBRARY} if toolchain.r_library else {}
-    return {
-        **extra,
-        "PATH": toolchain.path_env,
-        "HOME": SCRATCH,
-        "LANG": "C.UTF-8",
-        "TZ": "UTC",
-        "TMPDIR": "/tmp",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        # thread pools that would otherwise size themselves to the host's cores
-        "NUMBA_NUM_THREADS": "1",
-        "POLARS_MAX_THREADS": "1",
-        "RAYON_NUM_THREADS": "1",
-        "R_DATATABLE_NUM_THREADS": "1",
-        # Arrow's bundled jemalloc reserves about 1 GB of address space on first use (pandas
-        # reading a CSV is enough), which the address-space limit would count as the script's
-        "ARROW_DEFAULT_MEMORY_POOL": "system",
-        "MPLBACKEND": "Agg",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
+__all__ = [
+    "CODE_DIR",
+    "SANDBOX_UID",
+    "SCRATCH",
+    "SEAL",
+    "BwrapSandbox",
+    "check_relative",
+    "sandbox_env",
+    "script_command",
+]
 
 
 def script_command(
@@ -105,15 +100,9 @@ def script_command(
     return [toolchain.python, "-B", script]
 
 
-def check_relative(rel: str) -> PurePosixPath:
-    """Validate a scratch-relative path (no absolute paths, no ``..``)."""
-    p = PurePosixPath(rel)
-    if p.is_absolute() or ".." in p.parts or not p.parts or rel != str(p):
-        raise ValueError(f"scratch paths must be plain relative paths, got {rel!r}")
-    return p
-
-
-def _content_fd(content: bytes | Path, stack: ExitStack) -> int:
+def content_fd(content: bytes | Path, stack: ExitStack) -> int:
+    """A descriptor holding ``content`` (a memfd, or a host file opened read-only), closed
+    with ``stack``."""
     if isinstance(content, Path):
         fd = os.open(content, os.O_RDONLY | os.O_CLOEXEC)
     else:
@@ -126,8 +115,23 @@ def _content_fd(content: bytes | Path, stack: ExitStack) -> int:
     return fd
 
 
+def descriptors(fds: list[int], stack: ExitStack) -> Descriptor:
+    """A :data:`~causalverify.sandbox.spec.Descriptor` whose descriptors join ``fds`` (to be
+    passed to bwrap) and close with ``stack``."""
+
+    def fd(content: bytes | Path) -> int:
+        number = content_fd(content, stack)
+        fds.append(number)
+        return number
+
+    return fd
+
+
 class BwrapSandbox:
     """Runs scripts under bubblewrap with resource limits (see the module docstring).
+
+    Every cell's world is :attr:`spec` (:class:`~causalverify.sandbox.spec.CellSpec`), rendered
+    to bubblewrap's arguments for cold cells and to the warm interpreter's configuration.
 
     Parameters
     ----------
@@ -143,7 +147,6 @@ class BwrapSandbox:
     """
 
     sandboxed = True
-    seal = SEAL
 
     def __init__(
         self,
@@ -153,7 +156,6 @@ class BwrapSandbox:
         fit_log: bool = True,
         warm: bool | None = None,
     ) -> None:
-        self.fit_log = fit_log
         self.toolchain = discover()
         if self.toolchain.bwrap is None:
             raise SandboxUnavailableError(
@@ -161,58 +163,39 @@ class BwrapSandbox:
                 "`apt-get install bubblewrap`"
             )
         self.limits = limits or Limits()
-        self.scratch_mb = scratch_mb
-        self._as_root = os.geteuid() == 0
-        self._setpriv = shutil.which("setpriv") if self._as_root else None
-        if self._as_root and self._setpriv is None:
+        as_root = os.geteuid() == 0
+        self._setpriv = shutil.which("setpriv") if as_root else None
+        if as_root and self._setpriv is None:
             raise SandboxUnavailableError(
                 "running as root needs setpriv (util-linux) to drop the script to an "
                 "unprivileged uid: apt-get install util-linux"
             )
-        self._prefix = self._static_args(self._identity_args())
-        # None on an architecture without a filter: the self-test then refuses the sandbox
-        self._seccomp = filter_program()
+        #: the world of every cell; a filter of None (an architecture without one) makes the
+        #: self-test refuse the sandbox
+        self.spec: CellSpec = build_spec(
+            self.toolchain,
+            as_root=as_root,
+            scratch_mb=scratch_mb,
+            fit_log=fit_log,
+            seccomp=filter_program(),
+        )
         self.warm = WarmInterpreter(self) if (warm_default() if warm is None else warm) else None
         #: asked before a Python cell goes warm, and false when the warm path must not be used
         #: (``get_sandbox`` sets it to the warm path's own self-test, run before its first cell;
         #: the interpreter starts only when a Python cell needs it)
         self.warm_gate: Callable[[], bool] | None = None
 
-    # what the warm interpreter needs to build a cell exactly as a cold run is built
+    @property
+    def fit_log(self) -> bool:
+        return self.spec.fit_log
 
     @property
-    def as_root(self) -> bool:
-        return self._as_root
-
-    @property
-    def sandbox_uid(self) -> int:
-        return SANDBOX_UID
+    def scratch_mb(self) -> int:
+        return self.spec.tmpfs_bytes // MB
 
     @property
     def seccomp_program(self) -> bytes | None:
-        return self._seccomp
-
-    def cell_env(self) -> dict[str, str]:
-        """The environment a cold script sees (``--chdir`` makes bwrap set ``PWD``)."""
-        return {**sandbox_env(self.toolchain), "PWD": SCRATCH}
-
-    @staticmethod
-    def script_path(language: Language) -> str:
-        return f"{CODE_DIR}/main.{'R' if language == 'r' else 'py'}"
-
-    @staticmethod
-    def check_path(rel: str) -> PurePosixPath:
-        return check_relative(rel)
-
-    def warm_prefix(self) -> list[str]:
-        """bwrap's arguments for the warm interpreter: a cell's world, with the capabilities
-        it needs to make each cell's namespaces (which no cell keeps)."""
-        if self._as_root:
-            caps = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
-            identity = [arg for cap in caps for arg in ("--cap-add", cap)]
-        else:
-            identity = ["--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "ALL"]
-        return self._static_args(identity)
+        return self.spec.seccomp
 
     def close(self) -> None:
         """Stop the warm interpreter, if one is running."""
@@ -221,15 +204,18 @@ class BwrapSandbox:
 
     def policy(self) -> dict[str, object]:
         """A JSON-able description of the isolation, for a run's metadata."""
+        spec = self.spec
+        as_root = spec.uid_policy == "slot"
         return {
             "kind": "bubblewrap",
-            "namespaces": ["mount", "pid", "net", "ipc", "uts", "cgroup"]
-            + ([] if self._as_root else ["user"]),
-            "identity": "per-run host uid via setpriv" if self._as_root else "user namespace",
-            "read_only": list(self.toolchain.ro_binds),
-            "scratch": SCRATCH,
+            "namespaces": ["mount"]
+            + [ns for ns in ("pid", "net", "ipc", "uts", "cgroup") if ns in spec.namespaces]
+            + ([] if as_root else ["user"]),
+            "identity": "per-run host uid via setpriv" if as_root else "user namespace",
+            "read_only": list(spec.ro_binds),
+            "scratch": spec.workdir,
             "scratch_mb": self.scratch_mb,
-            "environment": sandbox_env(self.toolchain),
+            "environment": spec.env(),
             "default_limits": asdict(self.limits),
             "r_command": "Rscript " + " ".join(fitlog.R_FLAGS if self.fit_log else ("--vanilla",)),
             "python": self.toolchain.python,
@@ -237,67 +223,15 @@ class BwrapSandbox:
                 {"preload": list(self.warm.preload)} if self.warm is not None else "off"
             ),
             "fit_log": (
-                f"hooks read-only in {fitlog.HOOK_DIR}; JSON lines on an inherited pipe"
+                f"hooks read-only in {spec.hook_dir}; JSON lines on an inherited pipe"
                 if self.fit_log
                 else "off"
             ),
         }
 
-    def _identity_args(self) -> list[str]:
-        if self._as_root:
-            # privileged bwrap; setpriv then drops the script to a slot uid (see _uidslot)
-            return ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-        # a user namespace; RLIMIT_NPROC is then counted per namespace
-        uid = str(SANDBOX_UID)
-        return ["--unshare-user", "--uid", uid, "--gid", uid, "--disable-userns"]
-
-    def _static_args(self, identity: list[str], workspace: Path | None = None) -> list[str]:
-        tc = self.toolchain
-        assert tc.bwrap is not None
-        args = [tc.bwrap, *identity]
-        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-cgroup"]
-        args += ["--unshare-uts", "--hostname", "sandbox", "--die-with-parent", "--new-session"]
-        # the script is the namespace's PID 1: its rusage reaches us, and its exit kills the rest
-        args += ["--as-pid-1"]
-        # the private /tmp comes first: an environment installed under the host's /tmp (a CI
-        # checkout, say) is then bound on top of it instead of being hidden by it
-        size = str(self.scratch_mb * _MB)
-        args += ["--proc", "/proc", "--dev", "/dev"]
-        args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
-        # bwrap would create missing parents with mode 0700: unusable by the script's uid
-        library = [SANDBOX_R_LIBRARY] if tc.r_library else []
-        for parent in _ancestors([*tc.ro_binds, *library, CODE_DIR + "/x"]):
-            if parent not in ("/tmp", "/proc", "/dev"):
-                args += ["--perms", "0755", "--dir", parent]
-        for path in tc.ro_binds:
-            args += ["--ro-bind", path, path]
-        if tc.r_library:  # at a fixed path: no host path (a home folder) in a script's output
-            args += ["--ro-bind", tc.r_library, SANDBOX_R_LIBRARY]
-        for target, link in tc.symlinks:
-            args += ["--symlink", target, link]
-        if workspace is None:
-            args += ["--perms", "0777", "--size", size, "--tmpfs", SCRATCH]
-        else:  # a host folder that outlives the run (run_command), and nothing else writable
-            args += ["--bind", str(workspace), SCRATCH]
-        args += ["--chdir", SCRATCH, "--clearenv"]
-        for key, value in sandbox_env(tc).items():
-            args += ["--setenv", key, value]
-        return args
-
-    def _file_args(self, files: Files, stack: ExitStack) -> tuple[list[str], list[int]]:
-        args: list[str] = []
-        fds: list[int] = []
-        made: set[str] = set()
-        for rel in sorted(files):
-            path = check_relative(rel)
-            for parent in reversed(path.parents[:-1]):
-                if str(parent) not in made:
-                    made.add(str(parent))
-                    args += ["--perms", "0777", "--dir", f"{SCRATCH}/{parent}"]
-            fd = _content_fd(files[rel], stack)
-            fds.append(fd)
-            args += ["--perms", "0644", "--file", str(fd), f"{SCRATCH}/{path}"]
-        return args, fds
+    def rlimits(self, limits: Limits) -> dict[str, int]:
+        """The resource limits of one run, cold or warm (:meth:`CellSpec.rlimits`)."""
+        return self.spec.rlimits(limits)
 
     def run(
         self, code: str, language: Language, files: Files, limits: Limits | None = None
@@ -317,58 +251,33 @@ class BwrapSandbox:
     ) -> ExecResult:
         """Run ``code`` in a fresh sandbox of its own, never on the warm path."""
         limits = limits or self.limits
-        script = self.script_path(language)
-        command = script_command(self.toolchain, language, script, fit_log=self.fit_log)
+        spec = self.spec
+        command = script_command(
+            self.toolchain, language, spec.script_path(language), fit_log=spec.fit_log
+        )
         with ExitStack() as stack:
+            fds: list[int] = []
+            log = os.pipe2(os.O_CLOEXEC) if spec.fit_log else None
             try:
-                command = self._as_script_user(command, stack)
-            except OSError as exc:
-                return unavailable(f"sandbox setup failed: {exc}")
-            file_args, fds = self._file_args(files, stack)
-            code_fd = _content_fd(code.encode("utf-8"), stack)
-            file_args += self._filter_args(fds, stack)
-            info_r, info_w = os.pipe2(os.O_CLOEXEC)
-            block_r, block_w = os.pipe2(os.O_CLOEXEC)
-            stack.callback(os.close, info_r)
-            stack.callback(os.close, block_w)
-            argv = [
-                *self._prefix,
-                *file_args,
-                "--perms",
-                "0444",
-                "--ro-bind-data",
-                str(code_fd),
-                script,
-            ]
-            log_r = log_w = None
-            if self.fit_log:
-                log_r, log_w = os.pipe2(os.O_CLOEXEC)
-                # the script's uid (a slot uid when we are root) must be able to reopen the pipe
-                # through /proc/self/fd, as R does; nobody but the holders of a descriptor can
-                os.fchmod(log_w, 0o622)
-                argv += self.hook_args(language, log_w, fds, stack)
-            argv += [*SEAL, "--info-fd", str(info_w), "--block-fd", str(block_r), *command]
-            started = time.monotonic()
-            log_fds = () if log_w is None else (log_w,)
-            try:
-                proc = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    pass_fds=(*fds, code_fd, info_w, block_r, *log_fds),
-                    env={},
+                if log is not None:
+                    # the script's uid (a slot uid when we are root) must be able to reopen the
+                    # pipe through /proc/self/fd, as R does; nobody but the holders of a
+                    # descriptor can
+                    os.fchmod(log[1], 0o622)
+                    fds.append(log[1])
+                args = bwrap_cell(
+                    spec,
+                    language,
+                    files=files,
+                    code=code.encode("utf-8"),
+                    fd=descriptors(fds, stack),
+                    log_fd=None if log is None else log[1],
                 )
             except BaseException:
-                if log_r is not None:
-                    os.close(log_r)
+                for end in log or ():
+                    os.close(end)
                 raise
-            finally:
-                os.close(info_w)
-                os.close(block_r)
-                if log_w is not None:
-                    os.close(log_w)
-            result = self._after_spawn(proc, started, limits, info_r, block_w, stack, log_r)
+            result = self._spawn(spec, args, command, fds, stack, limits=limits, log=log)
         return with_runtime_install(result, code, language)
 
     def run_command(
@@ -387,39 +296,58 @@ class BwrapSandbox:
         capabilities, the system-call filter, the limits; the whole process tree dies at the
         wall-clock limit. ``cwd`` is relative to ``/scratch``."""
         limits = limits or self.limits
+        spec = self.spec
         workspace.chmod(0o777)  # the script's uid is not the harness's
-        command = list(argv)
         with ExitStack() as stack:
-            try:
-                command = self._as_script_user(command, stack)
-            except OSError as exc:
-                return unavailable(f"sandbox setup failed: {exc}")
             fds: list[int] = []
-            extra = self._filter_args(fds, stack)
+            fd = descriptors(fds, stack)
+            args = [*bwrap_world(spec, workspace=workspace), *bwrap_filter(spec, fd)]
             for key, value in sorted((env or {}).items()):
-                extra += ["--setenv", key, value]
+                args += ["--setenv", key, value]
             if cwd:
-                extra += ["--chdir", str(PurePosixPath(SCRATCH) / check_relative(cwd))]
-            stdin_fd = _content_fd(stdin or b"", stack)
+                args += ["--chdir", str(PurePosixPath(spec.workdir) / check_relative(cwd))]
+            stdin_fd = content_fd(stdin or b"", stack)
+            return self._spawn(
+                spec, [*args, *SEAL], list(argv), fds, stack, limits=limits, stdin=stdin_fd
+            )
+
+    def _spawn(
+        self,
+        spec: CellSpec,
+        args: list[str],
+        command: list[str],
+        fds: list[int],
+        stack: ExitStack,
+        *,
+        limits: Limits,
+        stdin: int | None = None,
+        log: tuple[int, int] | None = None,
+    ) -> ExecResult:
+        """Start bwrap with ``args`` (passing ``fds``) on ``command`` run as the script's uid,
+        apply the limits while it waits, release and supervise it. ``log`` is the fit log's
+        pipe, owned from here on: its write end is closed once bwrap holds it, its read end
+        when the run ends.
+
+        Setup failures (no slot uid, bwrap not starting, a limit not applied) end here, in one
+        place: what was started is killed, the log's ends are closed, and the result is
+        ``sandbox_unavailable``."""
+        assert self.toolchain.bwrap is not None
+        log_r, log_w = (None, None) if log is None else log
+        proc: subprocess.Popen[bytes] | None = None
+        child: int | None = None
+        try:
+            slot = stack.enter_context(UidSlot()).uid if spec.uid_policy == "slot" else None
+            command = [*script_user(spec, self._setpriv, slot), *command]
             info_r, info_w = os.pipe2(os.O_CLOEXEC)
-            block_r, block_w = os.pipe2(os.O_CLOEXEC)
             stack.callback(os.close, info_r)
+            block_r, block_w = os.pipe2(os.O_CLOEXEC)
             stack.callback(os.close, block_w)
-            argv_full = [
-                *self._static_args(self._identity_args(), workspace=workspace),
-                *extra,
-                *SEAL,
-                "--info-fd",
-                str(info_w),
-                "--block-fd",
-                str(block_r),
-                *command,
-            ]
+            waits = ["--info-fd", str(info_w), "--block-fd", str(block_r)]
             started = time.monotonic()
             try:
                 proc = subprocess.Popen(
-                    argv_full,
-                    stdin=stdin_fd,
+                    [self.toolchain.bwrap, *args, *waits, *command],
+                    stdin=subprocess.DEVNULL if stdin is None else stdin,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     pass_fds=(*fds, info_w, block_r),
@@ -428,66 +356,31 @@ class BwrapSandbox:
             finally:
                 os.close(info_w)
                 os.close(block_r)
-            return self._after_spawn(proc, started, limits, info_r, block_w, stack)
-
-    def _as_script_user(self, command: list[str], stack: ExitStack) -> list[str]:
-        """``command`` run as this run's own uid (as root: a slot uid held until ``stack``
-        closes, switched to by setpriv with no capabilities and ``no_new_privs``)."""
-        if self._setpriv is None:
-            return command
-        uid = str(stack.enter_context(UidSlot()).uid)
-        drop = ["--reuid", uid, "--regid", uid, "--clear-groups", "--no-new-privs"]
-        return [self._setpriv, *drop, "--", *command]
-
-    def _filter_args(self, fds: list[int], stack: ExitStack) -> list[str]:
-        """bwrap's arguments that install the system-call filter (its descriptor joins ``fds``)."""
-        if self._seccomp is None:
-            return []
-        seccomp_fd = _content_fd(self._seccomp, stack)
-        fds.append(seccomp_fd)
-        return ["--seccomp", str(seccomp_fd)]
-
-    def hook_args(
-        self, language: Language, log_w: int, fds: list[int], stack: ExitStack
-    ) -> list[str]:
-        """Place the fit-log hooks read-only in /code/hooks and point the interpreter at them."""
-        args = ["--perms", "0755", "--dir", fitlog.HOOK_DIR]
-        for name, content in sorted(fitlog.hook_files().items()):
-            fd = _content_fd(content, stack)
-            fds.append(fd)
-            args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{fitlog.HOOK_DIR}/{name}"]
-        for key, value in fitlog.hook_env(language, log_w).items():
-            args += ["--setenv", key, value]
-        return args
-
-    def _after_spawn(
-        self,
-        proc: subprocess.Popen[bytes],
-        started: float,
-        limits: Limits,
-        info_r: int,
-        block_w: int,
-        stack: ExitStack,
-        log_r: int | None = None,
-    ) -> ExecResult:
-        child = _read_child_pid(info_r)
-        pidfd = -1
-        try:
+                if log_w is not None:  # the script's alone: EOF once it is gone
+                    os.close(log_w)
+                    log_w = None
+            child = _read_child_pid(info_r)
             if child is None:
                 raise OSError("bwrap did not start")
             # a pidfd cannot hit a recycled pid when the tree is killed later
             pidfd = os.pidfd_open(child)
             stack.callback(os.close, pidfd)
-            self._apply_rlimits(child, limits)
+            for name, value in self.rlimits(limits).items():
+                resource.prlimit(child, getattr(resource, name), (value, value))
             os.write(block_w, b"1")
-        except OSError as exc:
+        except BaseException as exc:
+            message = str(exc)
             if child:
                 kill_quietly(child)
-            kill_quietly(proc.pid)
-            _, err = proc.communicate()
-            if log_r is not None:
-                os.close(log_r)
-            message = err.decode("utf-8", "replace").strip() or str(exc)
+            if proc is not None:
+                kill_quietly(proc.pid)
+                _, err = proc.communicate()
+                message = err.decode("utf-8", "replace").strip() or message
+            for end in (log_r, log_w):
+                if end is not None:
+                    os.close(end)
+            if not isinstance(exc, OSError):
+                raise
             return unavailable(f"sandbox setup failed: {message}")
 
         def kill() -> None:
@@ -504,42 +397,7 @@ class BwrapSandbox:
             side_fd=log_r,
             side_cap=fitlog.MAX_BYTES,
         )
-        facts = RunFacts(
-            limits=limits,
-            sandboxed=True,
-            signal_in_exit_code=True,
-        )
-        return to_result(outcome, facts)
-
-    def rlimits(self, limits: Limits) -> dict[str, int]:
-        """The resource limits of one run, by ``resource`` constant name (soft = hard)."""
-        # PID 1 ignores SIGXCPU, so the hard CPU limit (SIGKILL) is the one that acts. The
-        # process count holds because the script's uid is not root on the host, and counts only
-        # this run: as root the uid is this run's own slot uid; otherwise the count is per user
-        # namespace
-        return {
-            "RLIMIT_CPU": max(1, int(limits.cpu_seconds + 0.999)),
-            "RLIMIT_AS": limits.memory_mb * _MB,
-            "RLIMIT_FSIZE": self.scratch_mb * _MB,
-            "RLIMIT_CORE": 0,
-            "RLIMIT_NPROC": limits.max_processes,
-        }
-
-    def _apply_rlimits(self, pid: int, limits: Limits) -> None:
-        for name, value in self.rlimits(limits).items():
-            resource.prlimit(pid, getattr(resource, name), (value, value))
-
-
-def _ancestors(paths: list[str]) -> list[str]:
-    """Parent folders (outermost first) of ``paths`` that are not themselves inside a path."""
-    found: set[str] = set()
-    for path in paths:
-        for parent in PurePosixPath(path).parents:
-            if str(parent) != "/" and not any(
-                str(parent) == p or str(parent).startswith(p.rstrip("/") + "/") for p in paths
-            ):
-                found.add(str(parent))
-    return sorted(found, key=lambda p: (p.count("/"), p))
+        return to_result(outcome, RunFacts(limits=limits, sandboxed=True, signal_in_exit_code=True))
 
 
 def _read_child_pid(fd: int) -> int | None:

@@ -48,41 +48,26 @@ import weakref
 from contextlib import ExitStack
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import PurePosixPath
+from pathlib import Path
 from typing import Protocol
 
-from causalverify.families import Language
 from causalverify.sandbox import fitlog
 from causalverify.sandbox._classify import RunFacts, to_result, unavailable
 from causalverify.sandbox._process import Ending, supervise_pipes
 from causalverify.sandbox._toolchain import Toolchain
 from causalverify.sandbox._uidslot import UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
+from causalverify.sandbox.spec import CellSpec, bwrap_keeper, check_relative, warm_config
 
 
 class Host(Protocol):
-    """What the warm interpreter needs of its sandbox to build cells exactly as it does."""
+    """What the warm interpreter needs of its sandbox: the cells' world, stated once, and the
+    interpreters."""
 
-    fit_log: bool
-    scratch_mb: int
-    #: bwrap's last mount operations (the skeleton becomes read-only)
-    seal: tuple[str, ...]
+    spec: CellSpec
     toolchain: Toolchain
 
-    @property
-    def as_root(self) -> bool: ...
-    @property
-    def sandbox_uid(self) -> int: ...
-    @property
-    def seccomp_program(self) -> bytes | None: ...
-    def cell_env(self) -> dict[str, str]: ...
-    def script_path(self, language: Language) -> str: ...
-    def check_path(self, rel: str) -> PurePosixPath: ...
-    def warm_prefix(self) -> list[str]: ...
     def rlimits(self, limits: Limits) -> dict[str, int]: ...
-    def hook_args(
-        self, language: Language, log_w: int, fds: list[int], stack: ExitStack
-    ) -> list[str]: ...
 
 
 __all__ = ["PRELOAD", "WARM_ENV", "Host", "WarmInterpreter", "WarmStatus", "warm_default"]
@@ -111,8 +96,8 @@ PRELOAD: tuple[str, ...] = (
 #: the setting that turns warm interpreters off (``0``) for every command
 WARM_ENV = "CAUSALVERIFY_WARM"
 
-_SCRIPT = "/code/warm.py"
-_CONFIG = "/code/warm.json"
+_SCRIPT = "warm.py"
+_CONFIG = "warm.json"
 #: the fit log's descriptor number inside cells (the hook reads it once, in the interpreter)
 _FITLOG_FD = 100
 _START_SECONDS = 180.0
@@ -268,49 +253,30 @@ class WarmInterpreter:
     def _stop_locked(self) -> None:
         self._live.stop()
 
-    def _config(self) -> bytes:
-        box = self._box
-        hooks = (
-            {name: data.decode("utf-8") for name, data in fitlog.hook_files().items()}
-            if box.fit_log
-            else {}
-        )
-        config = {
-            "seccomp": box.seccomp_program.hex() if box.seccomp_program else None,
-            "env": box.cell_env(),
-            "as_root": box.as_root,
-            "sandbox_uid": box.sandbox_uid,
-            "scratch_bytes": box.scratch_mb * 1024 * 1024,
-            "hooks": hooks,
-            "hook_dir": fitlog.HOOK_DIR,
-            "fitlog_fd": _FITLOG_FD if box.fit_log else None,
-            "script": box.script_path("python"),
-            "preload": list(self._preload),
-        }
-        return json.dumps(config, sort_keys=True).encode()
-
     def _spawn(self) -> list[str]:
-        box = self._box
+        spec = self._box.spec
+        tc = self._box.toolchain
+        assert tc.bwrap is not None
+        config = warm_config(spec, fitlog_fd=_FITLOG_FD, preload=self._preload)
+        files = {
+            _SCRIPT: resources.files("causalverify.sandbox").joinpath("_warm_py.py").read_bytes(),
+            _CONFIG: json.dumps(config, sort_keys=True).encode(),
+        }
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._live.sock = ours  # closed by stop() whatever happens next
         with ExitStack() as stack:
             stack.callback(theirs.close)
-            script_fd = _memfd(
-                resources.files("causalverify.sandbox").joinpath("_warm_py.py").read_bytes()
-            )
-            config_fd = _memfd(self._config())
-            fds = [script_fd, config_fd]
-            for fd in fds:
-                stack.callback(os.close, fd)
-            argv = [*box.warm_prefix()]
-            argv += ["--perms", "0444", "--ro-bind-data", str(script_fd), _SCRIPT]
-            argv += ["--perms", "0444", "--ro-bind-data", str(config_fd), _CONFIG]
-            if box.fit_log:
-                hook_fds: list[int] = []
-                argv += box.hook_args("python", _FITLOG_FD, hook_fds, stack)
-                fds += hook_fds
-            # the skeleton is read-only for the interpreter and so for every cell forked from it
-            argv += [*box.seal, box.toolchain.python, "-B", _SCRIPT, str(theirs.fileno()), _CONFIG]
+            fds: list[int] = []
+
+            def descriptor(content: bytes | Path) -> int:
+                number = _memfd(content if isinstance(content, bytes) else content.read_bytes())
+                stack.callback(os.close, number)
+                fds.append(number)
+                return number
+
+            argv = [tc.bwrap, *bwrap_keeper(spec, files, log_fd=_FITLOG_FD, fd=descriptor)]
+            script, config_path = (f"{spec.code_dir}/{name}" for name in (_SCRIPT, _CONFIG))
+            argv += [tc.python, "-B", script, str(theirs.fileno()), config_path]
             self._live.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
@@ -349,7 +315,7 @@ class WarmInterpreter:
         box = self._box
         with ExitStack() as stack:
             uid = -1
-            if box.as_root:
+            if box.spec.uid_policy == "slot":
                 try:
                     uid = stack.enter_context(UidSlot()).uid
                 except OSError as exc:
@@ -359,7 +325,7 @@ class WarmInterpreter:
             stack.callback(os.close, out_r)
             stack.callback(os.close, err_r)
             log_r = log_w = None
-            if box.fit_log:
+            if box.spec.fit_log:
                 log_r, log_w = os.pipe2(os.O_CLOEXEC)
             here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             stack.callback(here.close)
@@ -371,7 +337,7 @@ class WarmInterpreter:
                 if log_w is not None:
                     order.append(log_w)
                 for rel in names:
-                    box.check_path(rel)
+                    check_relative(rel)
                     content = files[rel]
                     order.append(
                         _memfd(content)

@@ -25,13 +25,9 @@ from causalverify.analysis._clustered import (
 )
 from causalverify.analysis._frame import LAYERS
 from causalverify.analysis._paired import ALPHA, ASSUMED_VARIANCE, PAIR_KEYS, paired_outcomes
-from causalverify.errors import CausalVerifyError
+from causalverify.errors import SuiteMismatchError as SuiteMismatchError
 
 LABEL: Final[dict[str, str]] = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b+"}
-
-
-class SuiteMismatchError(CausalVerifyError):
-    """Two runs cannot be paired: they were run on different suites."""
 
 
 def check_same_suite(

@@ -14,7 +14,7 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from causalverify.errors import CausalVerifyError
+from causalverify.errors import CellsFormatError as CellsFormatError
 from causalverify.families import PUBLISHED_NAME, parse_family
 from causalverify.store.table import COLUMNS, INFERENCE_COLUMNS, INT_COLUMNS
 
@@ -53,10 +53,6 @@ _MISSING_PACKAGE = re.compile(
     r"there is no package called\s*[‘'\"]([A-Za-z0-9._]+)[’'\"]"
     r"|No module named\s*[‘'\"]([A-Za-z0-9_.]+)[’'\"]"
 )
-
-
-class CellsFormatError(CausalVerifyError):
-    """A per-cell table lacks required columns or holds values that cannot be read."""
 
 
 def _flag(series: pd.Series) -> pd.Series:

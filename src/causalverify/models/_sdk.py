@@ -11,6 +11,7 @@ from typing import Any
 
 import pydantic
 
+from causalverify.errors import MalformedResponseError
 from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
@@ -28,10 +29,6 @@ _SETUP_STATUS = {
 #: consecutive connection failures, with no answer ever received, after which the server is
 #: taken to be unreachable and the run stops (a circuit breaker) instead of failing every cell
 UNREACHABLE_AFTER = 3
-
-
-class MalformedResponse(ValueError):
-    """The server answered with a body that is not the expected completion."""
 
 
 def classify_status(spec: str, status: int, headers: dict[str, str], exc: Exception) -> Failure:
@@ -58,7 +55,7 @@ def classify_sdk_error(sdk: Any, spec: str, exc: Exception) -> Failure:
     if isinstance(exc, sdk.APIStatusError):
         return classify_status(spec, exc.status_code, dict(exc.response.headers), exc)
     malformed = (sdk.APIResponseValidationError, json.JSONDecodeError, pydantic.ValidationError)
-    if isinstance(exc, (*malformed, MalformedResponse)):
+    if isinstance(exc, (*malformed, MalformedResponseError)):
         return Failure(kind="transient", message=f"malformed response body: {exc}")
     raise exc
 
@@ -68,7 +65,7 @@ class SdkProvider:
 
     A subclass builds ``self._client`` after calling ``__init__`` and implements
     :meth:`_request` (the SDK call's keyword arguments) and :meth:`_send` (one call, parsed into
-    :class:`ModelResponse` fields; a malformed answer raises :class:`MalformedResponse`).
+    :class:`ModelResponse` fields; a malformed answer raises :class:`MalformedResponseError`).
 
     Parameters
     ----------

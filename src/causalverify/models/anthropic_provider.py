@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from causalverify.errors import ProviderError, SetupError
-from causalverify.models._sdk import MalformedResponse, SdkProvider
+from causalverify.errors import MalformedResponseError, ProviderError, SetupError
+from causalverify.models._sdk import SdkProvider
 from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
@@ -94,7 +94,7 @@ def _parse(message: Any, default_model: str) -> dict[str, Any]:
     """Turn an SDK ``Message`` into :class:`ModelResponse` fields (text blocks joined)."""
     blocks = getattr(message, "content", None)
     if not isinstance(blocks, list):
-        raise MalformedResponse(f"not a message: {str(message)[:200]!r}")
+        raise MalformedResponseError(f"not a message: {str(message)[:200]!r}")
     text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", None) == "text")
     usage = getattr(message, "usage", None)
     stop = getattr(message, "stop_reason", None)

@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from causalverify.errors import ProviderError, SetupError
-from causalverify.models._sdk import MalformedResponse, SdkProvider
+from causalverify.errors import MalformedResponseError, ProviderError, SetupError
+from causalverify.models._sdk import SdkProvider
 from causalverify.models.base import ModelOptions
 from causalverify.models.pricing import PriceTable
 from causalverify.models.ratelimit import RateLimiter
@@ -143,9 +143,9 @@ def _parse(completion: Any, default_model: str) -> dict[str, Any]:
     """Turn an SDK ``ChatCompletion`` into :class:`ModelResponse` fields."""
     choices = getattr(completion, "choices", None)
     if not isinstance(choices, list):
-        raise MalformedResponse(f"not a chat completion: {str(completion)[:200]!r}")
+        raise MalformedResponseError(f"not a chat completion: {str(completion)[:200]!r}")
     if not choices:
-        raise MalformedResponse("chat completion without choices")
+        raise MalformedResponseError("chat completion without choices")
     choice = choices[0]
     usage = getattr(completion, "usage", None)
     finish = choice.finish_reason

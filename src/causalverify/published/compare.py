@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from causalverify.analysis import load_published_cells
-from causalverify.errors import CausalVerifyError
+from causalverify.errors import CompareError as CompareError
 from causalverify.families import Language
 from causalverify.published.packages import missing_packages
 from causalverify.records import CellRecord
@@ -47,10 +47,6 @@ CELL_TABLE_COLUMNS: Final[tuple[str, ...]] = (
     "missing_packages", "installed_only", "agree_L2a", "agree_L2b", "agree_value",
     "agree_L2b_plus", "reason", "detail",
 )  # fmt: skip
-
-
-class CompareError(CausalVerifyError):
-    """The run and the published table cannot be compared as asked."""
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from causalverify.errors import CausalVerifyError
+from causalverify.errors import DevSetError as DevSetError
 from causalverify.families import Language
 from causalverify.records import CellRecord
 
@@ -53,10 +53,6 @@ VERDICTS: Final[tuple[Verdict, ...]] = (
     "not_executed",
     "no_cell",
 )
-
-
-class DevSetError(CausalVerifyError):
-    """The development set or its work folder cannot be used as asked."""
 
 
 class HandLabel(BaseModel):

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Final
 
 from causalverify.errors import CausalVerifyError
+from causalverify.errors import InstallError as InstallError
+from causalverify.errors import RepositoryUnreachableError as RepositoryUnreachableError
 
 LIBRARY_ENV: Final = "CAUSALVERIFY_R_LIBRARY"
 REPOS_ENV: Final = "CAUSALVERIFY_CRAN_REPOS"
@@ -57,14 +59,6 @@ PAPER: Final[tuple[str, ...]] = tuple(
 SETS: Final[dict[str, tuple[str, ...]]] = {"recommended": RECOMMENDED, "paper": PAPER}
 _SPEC: Final = re.compile(r"([A-Za-z][A-Za-z0-9.]*)(?:==([0-9][0-9.\-]*))?")
 SOURCES_FILE: Final = "SOURCES.json"
-
-
-class RepositoryUnreachableError(CausalVerifyError):
-    """No CRAN-style repository answered at the given address."""
-
-
-class InstallError(CausalVerifyError):
-    """R could not install a package."""
 
 
 @functools.cache

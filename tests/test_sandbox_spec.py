@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -344,3 +345,26 @@ def test_a_changed_field_reaches_cold_and_warm_cells_alike() -> None:
     assert cold.stdout == "cv-spec-probe 42 0o640\n"
     assert warm is not None and warm.status == "ok", warm
     assert warm.stdout == cold.stdout
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+@pytest.mark.parametrize("bwrap", ["/nonexistent/bwrap", shutil.which("false") or "/bin/false"])
+def test_cold_cells_and_commands_fail_setup_through_one_path(bwrap: str, tmp_path: Path) -> None:
+    """bwrap that cannot be run, or exits before starting anything: a ``sandbox_unavailable``
+    result (never an exception), and no descriptor left open (the fit log's pipe included)."""
+    box = BwrapSandbox(warm=False)
+    box.toolchain = dataclasses.replace(box.toolchain, bwrap=bwrap)
+    before = _open_fds()
+    results = [
+        box.run_cold("print(1)\n", "python", FILES, Limits(wall_seconds=10)),
+        box.run_command(["true"], workspace=tmp_path, limits=Limits(wall_seconds=10)),
+    ]
+    assert _open_fds() == before
+    for result in results:
+        assert result.status == "sandbox_unavailable", result
+        assert result.detail.startswith("sandbox setup failed: ")

@@ -4,7 +4,6 @@ sandbox; hostile logs are dropped with a note; the log never changes what a scri
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -15,9 +14,8 @@ from causalverify.families import Language
 from causalverify.sandbox import ExecResult, Limits, Sandbox
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.sandbox.fitlog import MAX_BYTES, MAX_ENTRIES, parse_fit_log
+from golden_helpers import needs_bwrap, needs_r
 
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
-needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
 LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 
 

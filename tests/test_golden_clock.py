@@ -12,13 +12,11 @@ recorded) on a day that is not the recording day and must match its fixture.
 from __future__ import annotations
 
 import glob
-import importlib.util
 import json
 import os
 import re
 import shutil
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -27,10 +25,9 @@ from causalverify.families import Language
 from causalverify.sandbox import Limits
 from causalverify.sandbox.base import ExecResult
 from causalverify.sandbox.bwrap import SCRATCH, BwrapSandbox, script_command
-from causalverify.scenarios.build import build_suite
 from causalverify.scenarios.model import Scenario
+from golden_helpers import GOLDEN, SANDBOX_MARKS, comparable, golden_regenerate, golden_scenarios
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
 LIBFAKETIME = next(iter(sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))), None)
 #: a Tuesday afternoon in July and a Saturday morning in February (a one-digit day), in other years
 DAYS = {
@@ -39,15 +36,7 @@ DAYS = {
 }
 
 
-def _regenerate() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("golden_regenerate", GOLDEN / "regenerate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REGEN = _regenerate()
+REGEN = golden_regenerate()
 
 
 def _fake_clock_missing() -> bool:
@@ -56,13 +45,6 @@ def _fake_clock_missing() -> bool:
     if os.environ.get("CI"):  # make test installs it: its absence there is a setup failure
         pytest.fail("libfaketime missing: scripts/install-system.sh --tests installs faketime")
     return True
-
-
-def comparable(text: str) -> str:
-    """What the golden tests compare: dates and times masked, long floats at 12 digits."""
-    return re.sub(
-        r"-?\d+\.\d{13,}(?:e[+-]?\d+)?", lambda m: f"{float(m.group()):.12g}", REGEN._untimed(text)
-    )
 
 
 # -- the normaliser leaves everything else alone -------------------------------------------------
@@ -126,10 +108,7 @@ def run_on_day(
 def _sandboxed(test: Any) -> Any:
     """The marks of a test that runs scripts in the real sandbox under a shifted clock."""
     for mark in (
-        pytest.mark.sandbox,
-        pytest.mark.slow,
-        pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
-        pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed"),
+        *SANDBOX_MARKS,
         pytest.mark.skipif(_fake_clock_missing(), reason="libfaketime (faketime) not installed"),
     ):
         test = mark(test)
@@ -186,10 +165,7 @@ DATED = _dated_cases()
 
 @pytest.fixture(scope="module")
 def scenarios(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Scenario]]:
-    root = tmp_path_factory.mktemp("golden-clock") / "suite"
-    build_suite(root, seed=REGEN.SEED)
-    picked = REGEN.pick_scenarios(root)
-    return root, {sc.id: sc for scs in picked.values() for sc in scs}
+    return golden_scenarios(tmp_path_factory, "golden-clock")
 
 
 @_sandboxed

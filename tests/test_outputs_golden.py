@@ -9,13 +9,9 @@ methods, redirected and raw Python streams, and scripts that fail or exit with o
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -23,30 +19,17 @@ import pytest
 from causalverify.families import Language
 from causalverify.sandbox import Limits, Sandbox, get_sandbox, line_origins
 from causalverify.sandbox.bwrap import BwrapSandbox
-from causalverify.scenarios.build import build_suite
+from golden_helpers import SANDBOX_MARKS, comparable, golden_regenerate, golden_scenarios
 
 TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "golden"
 EDGE = TESTS / "fixtures" / "outputs"
 LIMITS = Limits(wall_seconds=180, cpu_seconds=180)
 
-pytestmark = [
-    pytest.mark.sandbox,
-    pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
-    pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed"),
-]
+pytestmark = SANDBOX_MARKS
 
 
-def _regenerate() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("golden_regenerate", GOLDEN / "regenerate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REGEN = _regenerate()
+REGEN = golden_regenerate()
 _CASES: list[dict[str, Any]] = json.loads((GOLDEN / "manifest.json").read_text())["cases"]
 #: one case per golden script
 GOLDEN_CASES = list({c["script"]: c for c in reversed(_CASES)}.values())
@@ -56,10 +39,7 @@ EDGE_CSV = "y,x\n" + "\n".join(f"{(i * 37 % 11) / 3:.4f},{(i * 13 % 7) / 2:.4f}"
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    root = tmp_path_factory.mktemp("golden") / "suite"
-    build_suite(root, seed=REGEN.SEED)
-    picked = REGEN.pick_scenarios(root)
-    return root, {sc.id: sc for scs in picked.values() for sc in scs}
+    return golden_scenarios(tmp_path_factory)
 
 
 @pytest.fixture(scope="module", params=["warm", "cold"])
@@ -72,15 +52,6 @@ def arms(request: pytest.FixtureRequest) -> Iterator[tuple[Sandbox, BwrapSandbox
         plain.close()
 
 
-_LONG_FLOAT = re.compile(r"-?\d+\.\d{13,}(?:e[+-]?\d+)?")
-
-
-def _same_text(text: str) -> str:
-    """``text`` without clock times, floats of 13+ decimals at 12 digits (some estimators are
-    not bit-reproducible run to run)."""
-    return _LONG_FLOAT.sub(lambda m: f"{float(m.group()):.12g}", REGEN._untimed(text))
-
-
 def _both(
     arms: tuple[Sandbox, BwrapSandbox], code: str, language: Language, files: dict[str, Any]
 ) -> None:
@@ -88,8 +59,8 @@ def _both(
     on = hooked.run(code, language, files, LIMITS)
     off = plain.run(code, language, files, LIMITS)
     assert (on.status, on.exit_code) == (off.status, off.exit_code), on.stderr[-2000:]
-    assert _same_text(on.stdout) == _same_text(off.stdout)
-    assert _same_text(on.stderr) == _same_text(off.stderr)
+    assert comparable(on.stdout) == comparable(off.stdout)
+    assert comparable(on.stderr) == comparable(off.stderr)
     assert off.outputs == []
     assert on.outputs_note == "", on.outputs_note
     assert line_origins(on), "the hooked run recorded no output origin"

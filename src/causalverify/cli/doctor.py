@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import platform
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -83,51 +85,53 @@ def _managed_packages(library: str | None) -> list[rlibrary.InstalledPackage]:
 def _hooks_table() -> tuple[Table, bool]:
     """The fit log's R hook, run in the sandbox: a fit is logged as coef() gives it, and every
     hooked function of an installed package keeps its byte-code."""
-    from causalverify.sandbox.bwrap import BwrapSandbox
     from causalverify.sandbox.fitlog import hook_selfcheck
 
-    table = Table(title="fit-log hooks (R)")
-    for col in ("check", "holds", "detail"):
-        table.add_column(col)
-    try:
-        box = BwrapSandbox(warm=False)
-        try:
-            checks = hook_selfcheck(box)
-        finally:
-            box.close()
-    except CausalVerifyError as exc:
-        table.add_row("fit log (R)", "[red]no[/red]", str(exc))
-        return table, False
-    for check in checks:
-        table.add_row(
-            check.name, "[green]yes[/green]" if check.ok else "[red]NO[/red]", check.detail
-        )
-    return table, all(c.ok for c in checks)
+    return _checks_table("fit-log hooks (R)", "check", "fit log (R)", hook_selfcheck, warm=False)
 
 
 def _selftest_table(warm: bool) -> tuple[Table, bool]:
     """Every protection, checked on the warm path (Python cells forked from the preloaded
     interpreter) or the cold one. A warm interpreter that cannot start is a warning: Python cells
     then run cold, whose protections the cold table checks."""
-    from causalverify.sandbox.bwrap import BwrapSandbox
     from causalverify.sandbox.selftest import WARM_CHECK, run_selftest
 
-    table = Table(title=f"sandbox self-test ({'warm' if warm else 'cold'} Python)")
-    for col in ("protection", "holds", "detail"):
+    title = f"sandbox self-test ({'warm' if warm else 'cold'} Python)"
+    return _checks_table(
+        title, "protection", "sandbox", run_selftest, warm=warm, warning=WARM_CHECK
+    )
+
+
+def _checks_table(
+    title: str,
+    first_column: str,
+    unavailable: str,
+    run: Callable[[Any], Sequence[Any]],
+    *,
+    warm: bool,
+    warning: str | None = None,
+) -> tuple[Table, bool]:
+    """A table of checks that ``run`` makes on a fresh sandbox, one row a check (``name``, ``ok``,
+    ``detail``), and whether they all hold. A sandbox that cannot start is one failed row named
+    ``unavailable``; a failed check named ``warning`` is shown as a warning and does not count."""
+    from causalverify.sandbox.bwrap import BwrapSandbox
+
+    table = Table(title=title)
+    for col in (first_column, "holds", "detail"):
         table.add_column(col)
     try:
         box = BwrapSandbox(warm=warm)
         try:
-            checks = run_selftest(box)
+            checks = run(box)
         finally:
             box.close()
     except CausalVerifyError as exc:
-        table.add_row("sandbox", "[red]no[/red]", str(exc))
+        table.add_row(unavailable, "[red]no[/red]", str(exc))
         return table, False
     for check in checks:
-        bad = "[yellow]no: cells run cold[/yellow]" if check.name == WARM_CHECK else "[red]NO[/red]"
+        bad = "[yellow]no: cells run cold[/yellow]" if check.name == warning else "[red]NO[/red]"
         table.add_row(check.name, "[green]yes[/green]" if check.ok else bad, check.detail)
-    return table, all(c.ok for c in checks if c.name != WARM_CHECK)
+    return table, all(c.ok for c in checks if c.name != warning)
 
 
 def _rows(table: Table) -> list[dict[str, str]]:

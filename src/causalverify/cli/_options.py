@@ -151,3 +151,15 @@ def ci_option() -> Callable[[F], F]:
         "bootstrap = scenario-cluster percentile bootstrap (--seed, --resamples; recorded); "
         "wilson = every cell independent (single sample, single language).",
     )
+
+
+def out_folder_option(help: str) -> Callable[[F], F]:
+    """``--out DIR``: a folder the command writes, ``None`` when not given."""
+    return click.option(
+        "--out", type=click.Path(file_okay=False, path_type=Path), default=None, help=help
+    )
+
+
+def json_option(help: str) -> Callable[[F], F]:
+    """``--json``: print the result as JSON (the ``as_json`` parameter)."""
+    return click.option("--json", "as_json", is_flag=True, help=help)

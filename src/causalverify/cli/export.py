@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from causalverify.cli._common import echo_json, friendly_errors
+from causalverify.cli._options import json_option, out_folder_option
 
 
 @click.command("export")
@@ -19,13 +20,8 @@ from causalverify.cli._common import echo_json, friendly_errors
     show_default=True,
     help="File format.",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Output folder (default: RUN_DIR/export; required for a frozen release).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the written paths and counts as JSON.")
+@out_folder_option("Output folder (default: RUN_DIR/export; required for a frozen release).")
+@json_option("Print the written paths and counts as JSON.")
 @friendly_errors
 def export(run_dir: Path, fmt: str, out: Path | None, as_json: bool) -> None:
     """Write RUN_DIR's cells (cells.<format>, one row per cell) and turns (turns.<format>, one row

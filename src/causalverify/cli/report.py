@@ -7,17 +7,19 @@ from pathlib import Path
 import click
 
 from causalverify.cli._common import friendly_errors, json_for_terminal, step_progress
-from causalverify.cli._options import ci_option, quiet_option, resamples_option, unit_option
+from causalverify.cli._options import (
+    ci_option,
+    json_option,
+    out_folder_option,
+    quiet_option,
+    resamples_option,
+    unit_option,
+)
 
 
 @click.command("report")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Output folder (default: RUN_DIR/report).",
-)
+@out_folder_option("Output folder (default: RUN_DIR/report).")
 @click.option(
     "--seed", type=int, default=None, help="Bootstrap seed (default: the fixed report seed)."
 )
@@ -25,7 +27,7 @@ from causalverify.cli._options import ci_option, quiet_option, resamples_option,
 @unit_option()
 @resamples_option()
 @ci_option()
-@click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout after writing.")
+@json_option("Print summary.json to stdout after writing.")
 @quiet_option
 @friendly_errors
 def report(

@@ -8,6 +8,7 @@ from typing import Literal
 import click
 
 from causalverify.cli._common import echo_json, friendly_errors, safe_text
+from causalverify.cli._options import json_option, out_folder_option
 
 
 @click.command("score")
@@ -33,13 +34,10 @@ from causalverify.cli._common import echo_json, friendly_errors, safe_text
     show_default=True,
     help="Which extracted estimate is scored (judge values come from the store).",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="For a frozen release (read-only): a new run folder to unfreeze it into and rescore.",
+@out_folder_option(
+    "For a frozen release (read-only): a new run folder to unfreeze it into and rescore."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the per-model rates as JSON.")
+@json_option("Print the per-model rates as JSON.")
 @friendly_errors
 def score(
     run_dir: Path,

@@ -8,9 +8,9 @@ canonical SE under each variance estimator a competent analysis may use.
 
 from __future__ import annotations
 
+from causalverify.designs import CanonicalResult
 from causalverify.estimators._canonical import PROFILES, Profile, canonical
 from causalverify.estimators._inference import canonical_inference, vcov_kind
-from causalverify.estimators._result import CanonicalResult
 from causalverify.estimators.layout import PUBLISHED_LAYOUT, REQUIRED_COLUMNS, validate_columns
 
 __all__ = [

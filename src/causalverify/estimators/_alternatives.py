@@ -8,7 +8,7 @@ one number; none is a canonical.
   not-yet-treated controls, the imputation estimator of Borusyak, Jaravel and Spiess, per-cohort
   2×2 comparisons with every pre-period as base, the interaction-weighted regression of Sun and
   Abraham; the mistake is static two-way fixed effects
-  (:func:`~causalverify.estimators._modern.twfe`).
+  (:func:`~causalverify.designs.staggered_did.twfe`).
 - fuzzy discontinuity: local polynomial Wald ratios (triangular or uniform kernel, degree 1 or 2,
   a given bandwidth; with the triangular kernel, rdrobust's conventional estimate at that
   bandwidth, and at degree 2 close to its bias-corrected one with ``b = h``), 2SLS with the running variable on each side; mistakes are
@@ -26,22 +26,22 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from causalverify.estimators._modern import _synth_arrays, _wide, simplex_weights
+from causalverify.designs._numbers import SCALE4
+from causalverify.designs._panel import simplex_weights, wide_panel
+from causalverify.designs.fuzzy_rdd import CUTOFF
+from causalverify.designs.synthetic_control import synth_arrays
 
 Control = Literal["never", "notyet"]
 Aggregation = Literal["simple", "group", "calendar"]
 Kernel = Literal["uniform", "triangular"]
 
-CUTOFF = 0.5
-#: running values are printed with 4 decimals: compared as integer ten-thousandths
-SCALE4 = 10_000
 
 # -- staggered adoption --------------------------------------------------------------------------
 
 
 def _panel(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``y`` as units × periods, each unit's ``first_treat`` and the sorted periods."""
-    wide = _wide(data)
+    wide = wide_panel(data)
     first = data.groupby("unit_id")["first_treat"].first().reindex(wide.index).to_numpy()
     periods = np.asarray([int(p) for p in wide.columns])
     return wide.to_numpy(dtype=float), first.astype(np.int64), periods
@@ -225,7 +225,7 @@ def predictor_synth(data: pd.DataFrame, *, lags: int = 3) -> float:
     """Weights matched on predictors rather than on every pre-period: the pre-period mean of
     ``y`` and its last ``lags`` pre-period values (each predictor scaled by its spread across
     units, equal importance); the effect is the mean post-period gap."""
-    pre_y, pre_x, post_y, post_x = _synth_arrays(data)
+    pre_y, pre_x, post_y, post_x = synth_arrays(data)
     rows = np.vstack([pre_x.mean(axis=0), pre_x[-lags:]])
     target = np.concatenate([[pre_y.mean()], pre_y[-lags:]])
     scale = np.vstack([rows.T, target]).std(axis=0)
@@ -241,7 +241,7 @@ def synthetic_did(data: pd.DataFrame) -> float:
     of the donors' pre-period first differences); time weights on the simplex that make the
     donors' weighted pre-period levels track their post-period means up to a constant (penalty
     ``(1e-6 sigma)² N_donors``); the effect is the weighted difference-in-differences."""
-    pre_y, pre_x, post_y, post_x = _synth_arrays(data)
+    pre_y, pre_x, post_y, post_x = synth_arrays(data)
     t_pre, n_donors = pre_x.shape
     t_post = post_x.shape[0]
     sigma = float(np.diff(pre_x, axis=0).std(ddof=1))
@@ -266,5 +266,5 @@ def synthetic_did(data: pd.DataFrame) -> float:
 def donor_did(data: pd.DataFrame) -> float:
     """The treated unit's change from the pre- to the post-period mean minus the plain donor
     average's change."""
-    pre_y, pre_x, post_y, post_x = _synth_arrays(data)
+    pre_y, pre_x, post_y, post_x = synth_arrays(data)
     return float((post_y.mean() - pre_y.mean()) - (post_x.mean() - pre_x.mean()))

@@ -34,8 +34,9 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from causalverify.designs.did import DEMEAN_TOL
+from causalverify.designs.rdd import CUTOFF
 from causalverify.errors import SuiteError
-from causalverify.estimators._paper import BANDWIDTH_CENTER, DEMEAN_TOL
 from causalverify.estimators.layout import validate_columns
 from causalverify.families import Family
 from causalverify.records import CanonicalInference
@@ -168,7 +169,7 @@ def _rdd(data: pd.DataFrame) -> dict[str, float]:
         raise SuiteError("no rows with near_cutoff == 1: the RDD estimator has no data")
     y = data["y"].to_numpy(dtype=float)[keep]
     treated = data["treated"].to_numpy(dtype=float)[keep]
-    centred = data["running_var"].to_numpy(dtype=float)[keep] - BANDWIDTH_CENTER
+    centred = data["running_var"].to_numpy(dtype=float)[keep] - CUTOFF
     x = np.column_stack([np.ones_like(y), treated, centred, centred * treated])
     n, k = x.shape
     bread = np.linalg.inv(x.T @ x)

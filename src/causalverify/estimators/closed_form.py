@@ -16,8 +16,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from causalverify.designs import CanonicalResult, package_versions
+from causalverify.designs.rdd import CUTOFF
 from causalverify.errors import SuiteError
-from causalverify.estimators._result import CanonicalResult, package_versions
 from causalverify.estimators.layout import validate_columns
 from causalverify.families import Family
 
@@ -129,7 +130,7 @@ def rdd(data: pd.DataFrame) -> CanonicalResult:
         raise SuiteError("no rows with near_cutoff == 1: the RDD estimator has no data")
     y = _col(data, "y")[keep]
     treated = _col(data, "treated")[keep]
-    centred = _col(data, "running_var")[keep] - 0.5
+    centred = _col(data, "running_var")[keep] - CUTOFF
     x = np.column_stack([np.ones(len(y)), treated, centred, centred * treated])
     beta, resid, bread = _ols(y, x)
     leverage = np.einsum("ij,jk,ik->i", x, bread, x)

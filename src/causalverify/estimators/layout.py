@@ -6,35 +6,26 @@ A CSV missing a required column, or with missing / non-numeric values in one, ra
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
 
 import numpy as np
 import pandas as pd
 
+from causalverify.designs import DESIGNS
 from causalverify.errors import SuiteError
 from causalverify.families import FAMILIES, PUBLISHED_NAME, Family
 
-#: Columns each family's canonical estimator reads, in the published order.
-REQUIRED_COLUMNS: Final[dict[Family, tuple[str, ...]]] = {
-    "did": ("unit_id", "period", "treat_x_post", "y"),
-    "event_study": ("stock_id", "event_day", "ret", "mkt_ret"),
-    "iv": ("y", "x", "z", "controls"),
-    "rdd": ("running_var", "treated", "y", "near_cutoff"),
-    "staggered_did": ("unit_id", "period", "first_treat", "treated", "y"),
-    "fuzzy_rdd": ("running_var", "eligible", "took_up", "y", "near_cutoff"),
-    "synthetic_control": ("unit_id", "period", "treated_unit", "post", "y"),
-}
+#: Columns each family's canonical estimator reads, in the published order (from its design).
+REQUIRED_COLUMNS: Final[Mapping[Family, tuple[str, ...]]] = MappingProxyType(
+    {family: DESIGNS[family].required_columns for family in FAMILIES}
+)
 
-#: The full published layout of each family (for error messages).
-PUBLISHED_LAYOUT: Final[dict[Family, tuple[str, ...]]] = {
-    "did": ("unit_id", "period", "treated", "post", "treat_x_post", "y"),
-    "event_study": ("stock_id", "event_day", "ret", "mkt_ret", "beta"),
-    "iv": ("y", "x", "z", "controls"),
-    "rdd": ("running_var", "treated", "y", "near_cutoff"),
-    "staggered_did": ("unit_id", "period", "first_treat", "treated", "y"),
-    "fuzzy_rdd": ("running_var", "eligible", "took_up", "y", "near_cutoff"),
-    "synthetic_control": ("unit_id", "period", "treated_unit", "post", "y"),
-}
+#: The full published layout of each family (for error messages; from its design).
+PUBLISHED_LAYOUT: Final[Mapping[Family, tuple[str, ...]]] = MappingProxyType(
+    {family: DESIGNS[family].columns for family in FAMILIES}
+)
 
 
 #: Grouping columns, which may hold identifiers of any type.

@@ -29,6 +29,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from causalverify.designs.rdd import CUTOFF
 from causalverify.families import Family
 from causalverify.published._release import PublishedScenario
 from causalverify.published._text import NUMBER, mentions, named_identifiers, stated_numbers
@@ -192,8 +193,8 @@ def _rdd_checks(text: str, d: pd.DataFrame) -> list[tuple[str, str, str]]:
                     f"(running_var >= {c:g}) in {share:.1%} of rows",
                 )
             )
-    cutoff = float(running[treated == 1].min()) if treated.any() else 0.5
-    cutoff = 0.5 if np.array_equal((running >= 0.5).astype(int), treated) else cutoff
+    cutoff = float(running[treated == 1].min()) if treated.any() else CUTOFF
+    cutoff = CUTOFF if np.array_equal((running >= CUTOFF).astype(int), treated) else cutoff
     near = d["near_cutoff"].to_numpy(int)
     bands = stated_numbers(text, rf"(?:within|bandwidth of|bandwidth|band of)\s+\+?/?-?\s*{NUMBER}")
     for b in sorted({b for b in bands if 0 < b < 1}):

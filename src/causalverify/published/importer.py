@@ -25,6 +25,8 @@ from typing import Any, Final
 
 import pandas as pd
 
+from causalverify.designs import event_study, rdd
+from causalverify.designs.event_study import CONVERSIONS as ES_CONVERSIONS
 from causalverify.errors import SuiteError
 from causalverify.estimators import CanonicalResult, canonical
 from causalverify.families import DIFFICULTIES, Difficulty, Family, parse_family
@@ -40,7 +42,6 @@ from causalverify.scenarios.build import (
 )
 from causalverify.scenarios.dgp import read_csv_bytes
 from causalverify.scenarios.model import Canonical, Scenario
-from causalverify.scenarios.text import ES_CONVERSIONS
 
 #: the value of ``Scenario.group`` and ``Scenario.topic`` for imported scenarios
 SOURCE: Final[str] = "causalverify-2026"
@@ -86,11 +87,11 @@ def _data_facts(family: Family, d: pd.DataFrame) -> dict[str, object]:
         return {
             "n_stocks": int(d["stock_id"].nunique()),
             "event_window": [lo, hi],
-            "effect_window": [0, hi],
+            "effect_window": [event_study.EFFECT_START, hi],
         }
     if family == "iv":
         return {"n": len(d)}
-    return {"n": len(d), "cutoff": 0.5, "treated_side": "above", "bandwidth": 0.3}
+    return {"n": len(d), "cutoff": rdd.CUTOFF, "treated_side": "above", "bandwidth": rdd.BANDWIDTH}
 
 
 def _target(family: Family, facts: dict[str, Any]) -> str:

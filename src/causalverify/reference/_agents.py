@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 from typing import Final, Literal
 
+from causalverify.designs.rdd import CUTOFF
 from causalverify.errors import ProviderError, SetupError
 from causalverify.families import Language
 from causalverify.records import ScenarioFacts
@@ -191,12 +192,12 @@ def _script(
     agent: str, scenario: ScenarioFacts, language: Language, protocol: Literal["paper", "default"]
 ) -> str:
     pieces, reporter = code_pieces(language, scenario.family)
-    cutoff = scenario.facts.get("cutoff", 0.5)
+    cutoff = scenario.facts.get("cutoff", CUTOFF)
     return assemble(
         pieces,
         reporter,
         agent_variant(agent, scenario.id),
         data_file=scenario.data_file,
-        cutoff=float(cutoff) if isinstance(cutoff, int | float) else 0.5,
+        cutoff=float(cutoff) if isinstance(cutoff, int | float) else CUTOFF,
         estimate_line=protocol == "default",
     )

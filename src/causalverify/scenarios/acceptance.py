@@ -23,9 +23,11 @@ from typing import Final
 
 import pandas as pd
 
+from causalverify.designs.fuzzy_rdd import sharp_jump
+from causalverify.designs.staggered_did import twfe
+from causalverify.designs.synthetic_control import donor_average
 from causalverify.estimators import CanonicalResult
 from causalverify.estimators import _alternatives as alt
-from causalverify.estimators._modern import donor_average, sharp_jump, twfe
 
 #: the default scoring tolerance (relative error, inclusive)
 TOLERANCE: Final[float] = 0.5

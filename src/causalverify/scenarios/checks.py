@@ -37,10 +37,13 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from causalverify.designs import rdd
+from causalverify.designs.event_study import CONVERSIONS as ES_CONVERSIONS
+from causalverify.designs.fuzzy_rdd import BANDWIDTH as FUZZY_BANDWIDTH
+from causalverify.designs.fuzzy_rdd import CUTOFF as FUZZY_CUTOFF
+from causalverify.designs.fuzzy_rdd import fuzzy_flags
 from causalverify.scenarios.dgp import COLUMNS, rdd_flags
 from causalverify.scenarios.model import Scenario
-from causalverify.scenarios.modern import FUZZY_BANDWIDTH, FUZZY_CUTOFF, fuzzy_flags
-from causalverify.scenarios.text import ES_CONVERSIONS
 
 #: A usable draw has |canonical| >= MIN_CANONICAL_RATIO * |beta| and the sign of beta.
 MIN_CANONICAL_RATIO: Final[float] = 0.25
@@ -278,8 +281,11 @@ def _check_rdd(s: Scenario, d: pd.DataFrame) -> list[str]:
     if width is None or float(width[0]) != band:
         out.append(f"{s.id}: text does not state the near_cutoff band {band}")
     treated, near = rdd_flags(d["running_var"].to_numpy())
-    if cutoff != 0.5 or band != 0.3:
-        out.append(f"{s.id}: cutoff/band {cutoff}/{band} differ from the generator's 0.5/0.3")
+    if cutoff != rdd.CUTOFF or band != rdd.BANDWIDTH:
+        out.append(
+            f"{s.id}: cutoff/band {cutoff}/{band} differ from the generator's "
+            f"{rdd.CUTOFF}/{rdd.BANDWIDTH}"
+        )
     if not np.array_equal(treated, d["treated"].to_numpy()):
         out.append(f"{s.id}: treated in the data is not running_var >= {cutoff}")
     if not np.array_equal(near, d["near_cutoff"].to_numpy()):

@@ -1,4 +1,4 @@
-"""The immutable result of a canonical estimator."""
+"""The immutable result of a canonical estimator (generic machinery every design's estimator uses)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,138 @@
+"""What a design family is: the :class:`Design` record every layer reads, and its parts' types."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from causalverify.designs._estimate import CanonicalResult
+from causalverify.families import Difficulty, Family
+
+#: grid parameters of a scenario: sizes and noise (``n_units``, ``sigma`` ...)
+Params = Mapping[str, float | int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GridGroup:
+    """A group of grid entries sharing their parameters: one scenario per ``beta``."""
+
+    group: str
+    difficulties: tuple[Difficulty, ...]
+    params: tuple[tuple[str, float | int], ...]
+    betas: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.betas) != len(self.difficulties):
+            raise ValueError(f"grid group {self.group!r}: one difficulty per beta is needed")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScenarioText:
+    """Everything a scenario says in words, plus the facts its sentences state."""
+
+    topic: str
+    title: str
+    research_question: str
+    data_description: str
+    columns: dict[str, str]
+    target: str
+    facts: dict[str, object]
+    conversions: dict[str, int]
+
+
+@dataclass(frozen=True)
+class CodeHints:
+    """Variable names read off the script: aliases of the effect term and IV variables."""
+
+    aliases: frozenset[str] = field(default_factory=frozenset)
+    endogenous: frozenset[str] = field(default_factory=frozenset)
+    instruments: frozenset[str] = field(default_factory=frozenset)
+    #: terms the code picks one coefficient-table row by (``coef(summary(fit))["x", ]``,
+    #: ``.loc["x"]``): the name of a row printed without its term
+    row_terms: frozenset[str] = field(default_factory=frozenset)
+
+
+class Generator(Protocol):
+    """Draws one realised data set in the family's published layout."""
+
+    def __call__(self, params: Params, beta: float, rng: np.random.Generator) -> pd.DataFrame: ...
+
+
+class TextWriter(Protocol):
+    """Writes a scenario's text; the topic is the ``ordinal``-th (shifted by the suite seed)."""
+
+    def __call__(self, params: Params, *, ordinal: int, suite_seed: int) -> ScenarioText: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class Design:
+    """Everything one design family is. One instance per family, in ``designs/<family>.py``.
+
+    Attributes
+    ----------
+    family : Family
+        The family's name.
+    columns : tuple of str
+        The published CSV layout, in order (what the generator writes).
+    required_columns : tuple of str
+        The columns the canonical estimator reads (a subset of ``columns``).
+    groups : tuple of GridGroup
+        The parameter grid of the family's suite, in suite order (the core designs' first group
+        is ``base``).
+    generate : Generator
+        Draws a realised data set from grid parameters, the true effect and a generator.
+    canonical : callable
+        The canonical estimator (profile ``paper``) on a realised data set.
+    naive_answer : callable or None
+        What the textbook regression reports on these data, for the designs where it is wrong
+        (the modern designs); ``None`` where the textbook regression is the canonical.
+    topics : tuple
+        The applied topics the texts are written over (cycled by scenario).
+    render_text : TextWriter
+        The scenario's text.
+    term_score : callable
+        Scores a printed coefficient name (normalised, neither intercept nor a code alias) as
+        the family's effect term: ``None`` never, larger is better.
+    spec_bad : re.Pattern
+        Specification names the family never takes as its main estimate.
+    effect_alias : re.Pattern or None
+        Right-hand sides of assignments that define the effect term under another name.
+    instrumented : bool
+        Whether the estimate is a second-stage (instrumental-variables) coefficient.
+    """
+
+    family: Family
+    columns: tuple[str, ...]
+    required_columns: tuple[str, ...]
+    groups: tuple[GridGroup, ...]
+    generate: Generator
+    canonical: Callable[[pd.DataFrame], CanonicalResult]
+    naive_answer: Callable[[pd.DataFrame], float] | None
+    topics: tuple[object, ...]
+    render_text: TextWriter
+    term_score: Callable[[str, CodeHints], int | None]
+    spec_bad: re.Pattern[str]
+    effect_alias: re.Pattern[str] | None
+    instrumented: bool
+
+
+T = TypeVar("T")
+
+
+def pick_topic(topics: tuple[T, ...], ordinal: int, suite_seed: int) -> T:
+    """The topic of the ``ordinal``-th scenario (0-based) of a family in a suite.
+
+    Topics are cycled so consecutive scenarios of a family differ; the suite seed shifts the start.
+    """
+    return topics[(ordinal + suite_seed) % len(topics)]
+
+
+def dictionary(columns: Mapping[str, str]) -> str:
+    """The column dictionary closing a data description."""
+    lines = [f"- `{name}`: {meaning}" for name, meaning in columns.items()]
+    return "Columns:\n" + "\n".join(lines)

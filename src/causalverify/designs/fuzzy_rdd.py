@@ -1,0 +1,263 @@
+"""Fuzzy regression discontinuity: eligibility switches at a cutoff of the running variable,
+take-up jumps only part way, participants are strongly selected on an unobserved trait, and the
+outcome rises steeply with the running variable.
+
+Everything the family is: its CSV layout, cutoff and windows, grid, generator, canonical estimator
+(local linear 2SLS inside the band), naive answer (the sharp jump), topics and text, and the
+extraction vocabulary of its effect term.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from causalverify.designs._base import (
+    CodeHints,
+    Design,
+    GridGroup,
+    Params,
+    ScenarioText,
+    dictionary,
+    pick_topic,
+)
+from causalverify.designs._estimate import CanonicalResult, finished
+from causalverify.designs._grid import same
+from causalverify.designs._numbers import SCALE4, cutoff_flags, rounded
+from causalverify.errors import SuiteError
+
+#: the published CSV layout (all of it is read by the canonical estimator)
+COLUMNS: Final[tuple[str, ...]] = ("running_var", "eligible", "took_up", "y", "near_cutoff")
+REQUIRED_COLUMNS: Final[tuple[str, ...]] = COLUMNS
+#: the cutoff of the running variable and the half-width of the ``near_cutoff`` band
+CUTOFF: Final[float] = 0.5
+BANDWIDTH: Final[float] = 0.3
+METHOD: Final[str] = (
+    "2SLS y ~ 1 + rc + rc:eligible + [took_up ~ eligible] on near_cutoff == 1 "
+    f"(rc = running_var - {CUTOFF}); HC1 SE"
+)
+
+# fmt: off
+GROUPS: Final[tuple[GridGroup, ...]] = (
+    GridGroup(group="easy", difficulties=same("easy", 7), params=(("n", 6000), ("sigma", 0.15), ("jump", 0.35)),
+              betas=(0.50, -0.45, 0.60, -0.55, 0.40, 0.65, -0.50)),
+    GridGroup(group="medium", difficulties=same("medium", 7), params=(("n", 6000), ("sigma", 0.2), ("jump", 0.3)),
+              betas=(0.55, -0.50, 0.45, -0.60, 0.50, -0.45, 0.60)),
+    GridGroup(group="hard", difficulties=same("hard", 6), params=(("n", 8000), ("sigma", 0.2), ("jump", 0.25)),
+              betas=(0.60, -0.55, 0.65, -0.60, 0.55, -0.65)),
+)
+# fmt: on
+
+_r = rounded
+
+
+def fuzzy_flags(running_var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``eligible`` and ``near_cutoff`` of 4-decimal running values, compared exactly."""
+    return cutoff_flags(running_var, CUTOFF, BANDWIDTH)
+
+
+#: bandwidths of the declared analyses (:mod:`causalverify.scenarios.acceptance`): no running
+#: value lies on the edge of their windows, so every implementation agrees on who is inside
+WINDOWS: Final[tuple[float, ...]] = (BANDWIDTH, 0.2)
+
+
+def off_window_edges(running_var: np.ndarray) -> np.ndarray:
+    """Move 4-decimal running values that fall exactly on a window edge (0.2, 0.3, 0.7, 0.8)
+    one ten-thousandth outwards: ``0.8 - 0.5`` is ``0.30000000000000004`` in binary, so
+    rdrobust with ``h = 0.3`` and an exact decimal comparison would disagree about them."""
+    scaled = np.rint(running_var * SCALE4).astype(np.int64)
+    cut = round(CUTOFF * SCALE4)
+    for h in WINDOWS:
+        half = round(h * SCALE4)
+        scaled = np.where(scaled == cut + half, scaled + 1, scaled)
+        scaled = np.where(scaled == cut - half, scaled - 1, scaled)
+    out: np.ndarray = scaled / SCALE4
+    return out
+
+
+def generate_fuzzy(
+    *, n: int, sigma: float, jump: float, beta: float, rng: np.random.Generator
+) -> pd.DataFrame:
+    """Take-up probability ``0.15 + jump * eligible + 0.2 * (running_var - 0.5) + 0.3 * trait``
+    (clipped to [0, 1]), where the unobserved ``trait ~ N(0, 1)`` also raises ``y`` by
+    ``0.3 * trait``: participants are strongly selected, so OLS of ``y`` on ``took_up`` is far
+    off. ``y = 2 * running_var + beta * took_up + 0.3 * trait + noise``: the outcome rises
+    steeply with the running variable, so a comparison at the cutoff that leaves it out is
+    off too. Running values on a window edge move one ten-thousandth out
+    (:func:`off_window_edges`).
+
+    Draw order: ``running_var ~ U(0, 1)``, the trait ``N(0, 1)``, the take-up uniforms, the noise.
+    """
+    running_var = off_window_edges(_r(rng.uniform(0.0, 1.0, n), 4))
+    trait = rng.normal(0.0, 1.0, n)
+    draws = rng.uniform(0.0, 1.0, n)
+    noise = rng.normal(0.0, sigma, n)
+    eligible, near = fuzzy_flags(running_var)
+    p = 0.15 + jump * eligible + 0.2 * (running_var - CUTOFF) + 0.3 * trait
+    took_up = (draws < np.clip(p, 0.0, 1.0)).astype(np.int64)
+    y = 2.0 * running_var + beta * took_up + 0.3 * trait + noise
+    return pd.DataFrame(
+        {
+            "running_var": running_var,
+            "eligible": eligible,
+            "took_up": took_up,
+            "y": _r(y, 4),
+            "near_cutoff": near,
+        }
+    )
+
+
+def _generate(params: Params, beta: float, rng: np.random.Generator) -> pd.DataFrame:
+    return generate_fuzzy(
+        n=int(params["n"]),
+        sigma=float(params["sigma"]),
+        jump=float(params["jump"]),
+        beta=beta,
+        rng=rng,
+    )
+
+
+def window_arrays(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    keep = data["near_cutoff"].to_numpy(dtype=float) == 1
+    if not keep.any():
+        raise SuiteError("no rows with near_cutoff == 1: the estimator has no data")
+    y = data["y"].to_numpy(dtype=float)[keep]
+    d = data["took_up"].to_numpy(dtype=float)[keep]
+    z = data["eligible"].to_numpy(dtype=float)[keep]
+    rc = data["running_var"].to_numpy(dtype=float)[keep] - CUTOFF
+    controls = np.column_stack([np.ones_like(y), rc, rc * z])
+    return y, d, z, controls
+
+
+def canonical(data: pd.DataFrame) -> CanonicalResult:
+    """Exactly identified 2SLS inside the window (see the module docstring); HC1 SE."""
+    y, d, z, w = window_arrays(data)
+    x = np.column_stack([d, w])  # regressors: took_up first
+    inst = np.column_stack([z, w])
+    zx = inst.T @ x
+    beta = np.linalg.solve(zx, inst.T @ y)
+    resid = y - x @ beta
+    n, k = x.shape
+    bread = np.linalg.inv(zx)
+    meat = (inst * resid[:, None]).T @ (inst * resid[:, None])
+    cov = bread @ meat @ bread.T * n / (n - k)
+    return finished(
+        "fuzzy_rdd",
+        float(beta[0]),
+        float(math.sqrt(cov[0, 0])),
+        n,
+        method=METHOD,
+        packages=("numpy", "pandas"),
+    )
+
+
+def sharp_jump(data: pd.DataFrame) -> float:
+    """The coefficient on ``eligible`` in the sharp regression inside the window (the naive
+    answer: the jump in ``y`` without dividing by the jump in take-up)."""
+    y, _, z, w = window_arrays(data)
+    x = np.column_stack([z, w])
+    return float(np.linalg.lstsq(x, y, rcond=None)[0][0])
+
+
+@dataclass(frozen=True)
+class CutoffTopic:
+    """A programme offered above a score cutoff, taken up by only some of those offered."""
+
+    title: str
+    unit: str
+    units: str
+    score: str
+    program: str
+    outcome: str
+
+
+# fmt: off
+TOPICS: Final[tuple[CutoffTopic, ...]] = (
+    CutoffTopic("Tutoring offers and maths scores", "pupil", "pupils", "placement test score", "an after-school tutoring programme", "end-of-year maths score"),
+    CutoffTopic("Training vouchers and re-employment earnings", "job seeker", "job seekers", "profiling score", "a subsidised training course", "earnings a year later"),
+    CutoffTopic("Subsidised loans and farm investment", "farm", "farms", "credit score", "a subsidised investment loan", "capital investment"),
+    CutoffTopic("Mentoring offers and college persistence", "student", "students", "admissions index", "a peer mentoring programme", "second-year enrolment"),
+    CutoffTopic("Energy audit offers and household electricity use", "household", "households", "consumption index", "a free home energy audit", "electricity use"),
+)
+# fmt: on
+
+
+def _text(topic: CutoffTopic, params: Mapping[str, float | int]) -> ScenarioText:
+    n = int(params["n"])
+    lo, hi = round(CUTOFF - BANDWIDTH, 4), round(CUTOFF + BANDWIDTH, 4)
+    columns = {
+        "running_var": f"the {topic.unit}'s {topic.score}, rescaled to lie between 0 and 1",
+        "eligible": f"1 if the {topic.unit} was offered {topic.program} "
+        f"(running_var >= {CUTOFF}), 0 otherwise",
+        "took_up": f"1 if the {topic.unit} actually took part in {topic.program}, 0 otherwise",
+        "y": f"{topic.outcome}",
+        "near_cutoff": f"1 if running_var is within {BANDWIDTH} of the cutoff "
+        f"({lo} <= running_var <= {hi}), 0 otherwise",
+    }
+    description = (
+        f"A cross-section of {n} {topic.units}. {topic.units.capitalize()} with `running_var` at "
+        f"or above the cutoff of {CUTOFF} were offered {topic.program} (`eligible` = 1). "
+        f"Taking part was voluntary: many of those offered did not take part, and a few "
+        f"{topic.units} below the cutoff found a way in; `took_up` records who actually took "
+        f"part. `near_cutoff` flags the {topic.units} within {BANDWIDTH} of the cutoff on "
+        f"either side.\n\n" + dictionary(columns)
+    )
+    return ScenarioText(
+        topic=topic.title,
+        title=topic.title,
+        research_question=(
+            f"What is the effect of taking part in {topic.program} on the {topic.outcome} of "
+            f"{topic.units} near the cutoff?"
+        ),
+        data_description=description,
+        columns=columns,
+        target=(
+            f"The effect of taking part in {topic.program} (not of being offered it) on `y` for "
+            f"{topic.units} at the cutoff whose participation follows the offer, in the units "
+            "of `y`."
+        ),
+        facts={"n": n, "cutoff": CUTOFF, "bandwidth": BANDWIDTH},
+        conversions={},
+    )
+
+
+def render_text(params: Params, *, ordinal: int, suite_seed: int) -> ScenarioText:
+    """The text of the ``ordinal``-th fuzzy-discontinuity scenario of a suite."""
+    return _text(pick_topic(TOPICS, ordinal, suite_seed), params)
+
+
+_FUZZY_GOOD: Final = re.compile(r"took_?up|take_?up|participat|fitted|x_?hat|2sls|tsls|^iv$|^late$")
+
+
+_FUZZY_NEVER: Final = re.compile(r"eligib|running|^rc$|^r_?c$|centered|centred|:|\*|×|first")
+
+
+def term_score(t: str, hints: CodeHints) -> int | None:
+    """Score a printed term as the instrumented take-up (never eligibility or the running
+    variable)."""
+    if t in hints.instruments or _FUZZY_NEVER.search(t):
+        return None
+    return 3 if t in hints.endogenous else (2 if _FUZZY_GOOD.search(t) else None)
+
+
+DESIGN: Final[Design] = Design(
+    family="fuzzy_rdd",
+    columns=COLUMNS,
+    required_columns=REQUIRED_COLUMNS,
+    groups=GROUPS,
+    generate=_generate,
+    canonical=canonical,
+    naive_answer=sharp_jump,
+    topics=TOPICS,
+    render_text=render_text,
+    term_score=term_score,
+    spec_bad=re.compile(r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|\bols\b"),
+    effect_alias=None,
+    instrumented=True,
+)

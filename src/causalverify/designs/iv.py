@@ -1,0 +1,214 @@
+"""Instrumental variables: a cross-section where a binary ``z`` shifts an endogenous ``x``.
+
+Everything the family is: its CSV layout, grid, generator, canonical estimator (just-identified
+2SLS, profile ``paper``), topics and text, and the extraction vocabulary of its effect term.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from causalverify.designs._base import (
+    CodeHints,
+    Design,
+    GridGroup,
+    Params,
+    ScenarioText,
+    dictionary,
+    pick_topic,
+)
+from causalverify.designs._estimate import CanonicalResult, finished
+from causalverify.designs._grid import split
+from causalverify.designs._numbers import rounded
+
+#: the published CSV layout (all of it is read by the canonical estimator)
+COLUMNS: Final[tuple[str, ...]] = ("y", "x", "z", "controls")
+REQUIRED_COLUMNS: Final[tuple[str, ...]] = COLUMNS
+METHOD: Final[str] = "2SLS y ~ 1 + controls + [x ~ z]; robust SE (HC0)"
+
+
+def _params(n: int, sigma: float) -> tuple[tuple[str, float | int], ...]:
+    return (("n", n), ("sigma", sigma))
+
+
+# fmt: off
+GROUPS: Final[tuple[GridGroup, ...]] = (
+    GridGroup(group="base", difficulties=split(2, 2, 2), params=_params(500, 0.3),
+              betas=(0.40, 0.40, -0.15, 0.40, 0.40, -0.30)),
+    GridGroup(group="easy", difficulties=split(6, 0, 0), params=_params(500, 0.25),
+              betas=(0.40, -0.35, 0.30, -0.25, 0.45, -0.40)),
+    GridGroup(group="medium", difficulties=split(0, 6, 0), params=_params(400, 0.3),
+              betas=(0.35, -0.30, 0.25, -0.20, 0.50, -0.45)),
+    GridGroup(group="hard", difficulties=split(0, 0, 6), params=_params(300, 0.4),
+              betas=(0.20, -0.15, 0.30, -0.25, 0.15, -0.35)),
+)
+# fmt: on
+
+_r = rounded
+
+
+def generate_iv(*, n: int, sigma: float, beta: float, rng: np.random.Generator) -> pd.DataFrame:
+    """Cross-section with a binary shifter ``z`` of an endogenous regressor ``x``.
+
+    Draw order: ``z ~ Bernoulli(0.5)``, confounder ``u ~ N(0, 1)``, first-equation noise
+    ``N(0, 0.3²)``, ``controls ~ N(0, 1)``, outcome noise ``N(0, sigma²)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``y, x, z, controls``.
+    """
+    z = rng.binomial(1, 0.5, n).astype(np.int64)
+    u = rng.normal(0.0, 1.0, n)
+    x = 0.6 * z + 0.5 * u + rng.normal(0.0, 0.3, n)
+    controls = rng.normal(0.0, 1.0, n)
+    y = beta * x + 0.6 * u + rng.normal(0.0, sigma, n)
+    return pd.DataFrame({"y": _r(y, 4), "x": _r(x, 4), "z": z, "controls": _r(controls, 4)})
+
+
+def _generate(params: Params, beta: float, rng: np.random.Generator) -> pd.DataFrame:
+    return generate_iv(n=int(params["n"]), sigma=float(params["sigma"]), beta=beta, rng=rng)
+
+
+def canonical(data: pd.DataFrame) -> CanonicalResult:
+    """Just-identified 2SLS with linearmodels; robust SE without debiasing."""
+    from linearmodels.iv import IV2SLS
+
+    n = len(data)
+    exog = pd.DataFrame({"const": np.ones(n), "controls": data["controls"].to_numpy(dtype=float)})
+    endog = pd.DataFrame({"x": data["x"].to_numpy(dtype=float)})
+    instr = pd.DataFrame({"z": data["z"].to_numpy(dtype=float)})
+    dep = pd.Series(data["y"].to_numpy(dtype=float), name="y")
+    fit = IV2SLS(dep, exog, endog, instr).fit(cov_type="robust", debiased=False)
+    return finished(
+        "iv",
+        float(fit.params["x"]),
+        float(fit.std_errors["x"]),
+        int(fit.nobs),
+        method=METHOD,
+        packages=("numpy", "pandas", "linearmodels"),
+    )
+
+
+@dataclass(frozen=True)
+class IvTopic:
+    """An endogenous exposure ``x`` shifted by a binary circumstance ``z``."""
+
+    title: str
+    unit: str
+    units: str
+    x: str
+    z_condition: str
+    y: str
+    background: str
+
+
+# fmt: off
+TOPICS: Final[tuple[IvTopic, ...]] = (
+    IvTopic("Schooling and wages: evidence from college proximity", "worker", "workers", "years of schooling (standardised)", "the worker grew up within 15 miles of a four-year college", "log hourly wage (standardised)", "parental-background index"),
+    IvTopic("Farm income and child schooling in rain-fed regions", "household", "households", "agricultural income (standardised)", "growing-season rainfall in the household's district was above its long-run median", "children's school attendance index", "household-head age (standardised)"),
+    IvTopic("Charter-school attendance and achievement", "student", "students", "years enrolled in a charter school (standardised)", "the student won the charter school's admission lottery", "maths test score (standardised)", "prior-year reading score (standardised)"),
+    IvTopic("Military service and civilian earnings", "man", "men", "years of military service (standardised)", "the man received a low draft-lottery number", "civilian earnings index", "birth-cohort size (standardised)"),
+    IvTopic("Family size and mothers' labour supply", "mother", "mothers", "number of children (standardised)", "the mother's first two children are of the same sex", "annual hours worked (standardised)", "mother's age at first birth (standardised)"),
+    IvTopic("Incarceration length and later employment", "defendant", "defendants", "months incarcerated (standardised)", "the case was assigned to a judge whose past sentencing is harsher than the court median", "employment index two years later", "prior-offence index"),
+    IvTopic("Housing mobility and adult earnings", "family", "families", "years lived in a low-poverty neighbourhood (standardised)", "the family was offered a housing voucher in the lottery", "adult earnings index of the children", "baseline household income (standardised)"),
+    IvTopic("Health insurance and health outcomes", "adult", "adults", "months with health insurance (standardised)", "the adult was selected in the insurance-enrolment lottery", "self-reported health index", "baseline body-mass index (standardised)"),
+    IvTopic("Class size and pupil achievement", "pupil", "pupils", "class size (standardised)", "the pupil's school won funding for extra teachers in a random draw", "reading score (standardised)", "school enrolment (standardised)"),
+    IvTopic("Air pollution and respiratory health", "resident", "residents", "fine-particle exposure (standardised)", "the resident's home lies downwind of the regional power plant on most days", "respiratory-health index", "household-size index"),
+    IvTopic("Mobile money and household consumption", "household", "households", "mobile-money transactions (standardised)", "a mobile-phone tower was built within 2 km of the village for unrelated engineering reasons", "consumption per adult (standardised)", "distance-to-market index"),
+    IvTopic("Tutoring and grades: an encouragement experiment", "student", "students", "hours of tutoring attended (standardised)", "the student was randomly sent a personal invitation letter", "end-of-year grade point average (standardised)", "baseline motivation index"),
+    IvTopic("Retirement saving and household wealth", "employee", "employees", "retirement contribution rate (standardised)", "the employee was hired after automatic enrolment became the default", "net household wealth (standardised)", "employee tenure (standardised)"),
+    IvTopic("Bed-net use and child health", "household", "households", "share of nights children slept under a bed net (standardised)", "the household received a randomly assigned bed-net discount voucher", "child haemoglobin level (standardised)", "dwelling-quality index"),
+    IvTopic("Hospital treatment intensity and survival", "patient", "patients", "treatment intensity index", "the patient lives closer to a hospital with a specialised cardiac unit than to any other hospital", "one-year survival index", "comorbidity index"),
+    IvTopic("Microcredit access and business profits", "entrepreneur", "entrepreneurs", "loan amount received (standardised)", "the entrepreneur's neighbourhood was randomly chosen for a new lender branch", "monthly business profit (standardised)", "years of business experience (standardised)"),
+    IvTopic("Job-training participation and earnings", "job seeker", "job seekers", "weeks of job training completed (standardised)", "the job seeker was randomly offered a training slot", "earnings index one year later", "previous-job tenure (standardised)"),
+)
+# fmt: on
+
+
+def _plain(phrase: str) -> str:
+    return phrase.replace(" (standardised)", "")
+
+
+def _text(topic: IvTopic, params: Mapping[str, float | int]) -> ScenarioText:
+    n = int(params["n"])
+    coding = f"z = 1 if {topic.z_condition}, 0 otherwise"
+    columns = {
+        "y": f"{topic.y}",
+        "x": f"{topic.x}",
+        "z": f"1 if {topic.z_condition}, 0 otherwise",
+        "controls": f"{topic.background}, measured before `x`",
+    }
+    description = (
+        f"A cross-section of {n} {topic.units}, one row per {topic.unit}. `x` is not randomly "
+        f"assigned: unobserved traits of the {topic.units} affect both `x` and `y`. Whether "
+        f"{topic.z_condition} is as good as randomly assigned, shifts `x`, and is thought to "
+        f"affect `y` only through `x`. Coding of `z`: {coding}.\n\n" + dictionary(columns)
+    )
+    return ScenarioText(
+        topic=topic.title,
+        title=topic.title,
+        research_question=(
+            f"What is the causal effect of {_plain(topic.x)} on the {_plain(topic.y)} of "
+            f"{topic.units}?"
+        ),
+        data_description=description,
+        columns=columns,
+        target=(
+            f"The causal effect on `y` ({_plain(topic.y)}) of a one-unit increase in `x` "
+            f"({_plain(topic.x)}), in units of `y` per unit of `x`."
+        ),
+        facts={"n": n, "instrument_coding": coding},
+        conversions={},
+    )
+
+
+def render_text(params: Params, *, ordinal: int, suite_seed: int) -> ScenarioText:
+    """The text of the ``ordinal``-th IV scenario of a suite."""
+    return _text(pick_topic(TOPICS, ordinal, suite_seed), params)
+
+
+_IV_GOOD: Final = re.compile(
+    r"^x$|x_?hat|xhat|fitted|^fit_|_fit$|pred|endog|^x_|2sls|tsls|^iv$|instrumented"
+)
+
+
+_IV_NEVER: Final = re.compile(r"^z$|instrument|^z_|control|^ols$|naive|first")
+
+
+#: the fitted values of a first stage used as the second-stage regressor
+_PREDICTED: Final = re.compile(r"^(predict|fitted)(\.values)?\(")
+
+
+def term_score(t: str, hints: CodeHints) -> int | None:
+    """Score a printed term as the instrumented regressor (never the instrument itself)."""
+    if _PREDICTED.match(t):
+        return 2
+    if t in hints.instruments or _IV_NEVER.search(t):
+        return None
+    if t in hints.endogenous:
+        return 3
+    return 2 if _IV_GOOD.search(t) else None
+
+
+DESIGN: Final[Design] = Design(
+    family="iv",
+    columns=COLUMNS,
+    required_columns=REQUIRED_COLUMNS,
+    groups=GROUPS,
+    generate=_generate,
+    canonical=canonical,
+    naive_answer=None,
+    topics=TOPICS,
+    render_text=render_text,
+    term_score=term_score,
+    spec_bad=re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form"),
+    effect_alias=None,
+    instrumented=True,
+)

@@ -1,0 +1,283 @@
+"""Staggered adoption: cohorts of a balanced panel adopt a policy in different periods (some
+never); the effect differs by cohort and grows with time since adoption, so the two-way
+fixed-effects coefficient is biased.
+
+Everything the family is: its CSV layout, cohorts, grid, generator, canonical estimator (the
+simple aggregate of group-time effects), naive answer (two-way fixed effects), topics and text,
+and the extraction vocabulary of its effect term.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from causalverify.designs._base import (
+    CodeHints,
+    Design,
+    GridGroup,
+    Params,
+    ScenarioText,
+    dictionary,
+    pick_topic,
+)
+from causalverify.designs._estimate import CanonicalResult, finished
+from causalverify.designs._grid import same
+from causalverify.designs._numbers import rounded
+from causalverify.designs._panel import wide_panel
+from causalverify.designs._topics import PanelTopic
+from causalverify.errors import SuiteError
+
+#: the published CSV layout (all of it is read by the canonical estimator)
+COLUMNS: Final[tuple[str, ...]] = ("unit_id", "period", "first_treat", "treated", "y")
+REQUIRED_COLUMNS: Final[tuple[str, ...]] = COLUMNS
+METHOD: Final[str] = (
+    "group-time ATT(g,t), never-treated controls, base period g-1; simple "
+    "aggregation weighted by cohort size over post-adoption cells"
+)
+
+# fmt: off
+GROUPS: Final[tuple[GridGroup, ...]] = (
+    GridGroup(group="easy", difficulties=same("easy", 7), params=(("n_units", 120), ("n_periods", 10), ("sigma", 0.3), ("growth", 0.8)),
+              betas=(0.40, -0.35, 0.50, -0.45, 0.30, 0.55, -0.40)),
+    GridGroup(group="medium", difficulties=same("medium", 7), params=(("n_units", 100), ("n_periods", 10), ("sigma", 0.35), ("growth", 1.0)),
+              betas=(0.35, -0.30, 0.45, -0.50, 0.40, -0.35, 0.30)),
+    GridGroup(group="hard", difficulties=same("hard", 6), params=(("n_units", 80), ("n_periods", 12), ("sigma", 0.4), ("growth", 1.2)),
+              betas=(0.40, -0.45, 0.35, -0.30, 0.50, -0.40)),
+)
+# fmt: on
+
+_r = rounded
+
+
+#: shares of the early, middle and late cohorts (the rest is never treated) and their base effects
+SHARES: Final[tuple[float, float, float]] = (0.50, 0.15, 0.15)
+
+
+BASES: Final[tuple[float, float, float]] = (0.05, 0.1, 0.2)
+
+
+def staggered_cohorts(n_periods: int) -> tuple[int, ...]:
+    """Adoption periods of a panel of ``n_periods``: early, middle and late."""
+    return (3, n_periods // 2, n_periods - 2)
+
+
+def generate_staggered(
+    *, n_units: int, n_periods: int, sigma: float, growth: float, beta: float,
+    rng: np.random.Generator,
+) -> pd.DataFrame:  # fmt: skip
+    """Cohort shares 50/15/15 % (early/middle/late) and 20 % never treated. The effect of a unit
+    of cohort g at t >= g is ``scale * (base_g + growth * (t - g))`` with ``base_g`` 0.05, 0.1,
+    0.2 for the three cohorts; ``scale`` makes the cohort-size-weighted average over post-adoption
+    unit-periods equal ``beta``.
+
+    Draw order: unit effects ``N(0, 0.5²)``, period effects ``N(0, 0.2²)``, then the noise
+    ``N(0, sigma²)`` in row order (units, then periods within a unit).
+    """
+    cohorts = staggered_cohorts(n_periods)
+    sizes = [round(n_units * s) for s in SHARES]
+    first = np.zeros(n_units, dtype=np.int64)
+    start = 0
+    for g, size in zip(cohorts, sizes, strict=True):
+        first[start : start + size] = g
+        start += size
+    bases = dict(zip(cohorts, BASES, strict=True))
+    periods = np.arange(1, n_periods + 1)
+    shape = np.zeros((n_units, n_periods))
+    for i in range(n_units):
+        g = int(first[i])
+        if g:
+            after = periods >= g
+            shape[i, after] = bases[g] + growth * (periods[after] - g)
+    treated = (first[:, None] > 0) & (periods[None, :] >= first[:, None])
+    scale = beta / shape[treated].mean()
+    unit_fe = rng.normal(0.0, 0.5, n_units)
+    period_fe = rng.normal(0.0, 0.2, n_periods) + 0.05 * periods
+    noise = rng.normal(0.0, sigma, (n_units, n_periods))
+    y = unit_fe[:, None] + period_fe[None, :] + scale * shape + noise
+    return pd.DataFrame(
+        {
+            "unit_id": np.repeat(np.arange(1, n_units + 1), n_periods),
+            "period": np.tile(periods, n_units),
+            "first_treat": np.repeat(first, n_periods),
+            "treated": treated.astype(np.int64).ravel(),
+            "y": _r(y.ravel(), 4),
+        }
+    )
+
+
+def _generate(params: Params, beta: float, rng: np.random.Generator) -> pd.DataFrame:
+    return generate_staggered(
+        n_units=int(params["n_units"]),
+        n_periods=int(params["n_periods"]),
+        sigma=float(params["sigma"]),
+        growth=float(params["growth"]),
+        beta=beta,
+        rng=rng,
+    )
+
+
+def group_time_effects(data: pd.DataFrame) -> pd.DataFrame:
+    """ATT(g, t) for every cohort g and post-adoption period t (never-treated controls, base
+    g - 1), with the cohort's size: columns ``cohort, period, att, n_cohort``."""
+    wide = wide_panel(data)
+    first = data.groupby("unit_id")["first_treat"].first().reindex(wide.index)
+    periods = [int(p) for p in wide.columns]
+    never = (first == 0).to_numpy()
+    if not never.any():
+        raise SuiteError("no never-treated units (first_treat == 0): no comparison group")
+    rows = []
+    values = wide.to_numpy(dtype=float)
+    for g in sorted(int(c) for c in first.unique() if c != 0):
+        if g - 1 not in periods:
+            raise SuiteError(f"cohort {g} has no period {g - 1} to compare with")
+        base = periods.index(g - 1)
+        members = (first == g).to_numpy()
+        for t in periods:
+            if t < g:
+                continue
+            col = periods.index(t)
+            change = values[:, col] - values[:, base]
+            att = change[members].mean() - change[never].mean()
+            rows.append((g, t, float(att), int(members.sum())))
+    return pd.DataFrame(rows, columns=["cohort", "period", "att", "n_cohort"])
+
+
+def canonical(data: pd.DataFrame) -> CanonicalResult:
+    """The simple aggregate of the group-time effects (see the module docstring)."""
+    wide = wide_panel(data)
+    first = data.groupby("unit_id")["first_treat"].first().reindex(wide.index).to_numpy()
+    periods = [int(p) for p in wide.columns]
+    values = wide.to_numpy(dtype=float)
+    never = first == 0
+    cohorts = sorted(int(g) for g in np.unique(first) if g != 0)
+    if not cohorts or not never.any():
+        raise SuiteError("staggered adoption needs treated cohorts and never-treated units")
+    # each cohort's per-unit mean change over its post periods; weight n_g * (post periods)
+    weights, stats = [], []
+    for g in cohorts:
+        base = periods.index(g - 1)
+        post = [periods.index(t) for t in periods if t >= g]
+        change = values[:, post].mean(axis=1) - values[:, base]
+        weights.append((first == g).sum() * len(post))
+        stats.append(change)
+    w = np.asarray(weights, dtype=float) / float(sum(weights))
+    estimate = 0.0
+    variance = 0.0
+    control_mix = np.zeros(int(never.sum()))
+    for g, share, change in zip(cohorts, w, stats, strict=True):
+        members = first == g
+        estimate += share * (change[members].mean() - change[never].mean())
+        if members.sum() > 1:
+            variance += share**2 * change[members].var(ddof=1) / members.sum()
+        control_mix += share * change[never]
+    if never.sum() > 1:
+        variance += control_mix.var(ddof=1) / never.sum()
+    return finished(
+        "staggered_did",
+        estimate,
+        math.sqrt(variance),
+        len(data),
+        method=METHOD,
+        packages=("numpy", "pandas"),
+    )
+
+
+def twfe(data: pd.DataFrame) -> float:
+    """The two-way fixed-effects coefficient on ``treated`` (what the textbook regression gives)."""
+    y = _demean(data, "y")
+    d = _demean(data, "treated")
+    return float((d @ y) / (d @ d))
+
+
+def _demean(data: pd.DataFrame, column: str) -> np.ndarray:
+    wide = wide_panel(data, column).to_numpy(dtype=float)
+    out = wide - wide.mean(axis=1, keepdims=True) - wide.mean(axis=0, keepdims=True) + wide.mean()
+    return out.ravel()
+
+
+# fmt: off
+TOPICS: Final[tuple[PanelTopic, ...]] = (
+    PanelTopic("Minimum wage increases and teen employment", "county", "counties", "year", "a higher local minimum wage", "teen employment"),
+    PanelTopic("Broadband rollout and small-business formation", "district", "districts", "year", "municipal broadband", "new business registrations"),
+    PanelTopic("Paid sick leave mandates and workplace injuries", "city", "cities", "year", "a paid sick leave mandate", "reported workplace injuries"),
+    PanelTopic("School meal programmes and attendance", "school district", "school districts", "term", "universal free school meals", "average attendance"),
+    PanelTopic("Ride-hailing entry and drunk-driving crashes", "metro area", "metro areas", "quarter", "the entry of ride-hailing services", "alcohol-related crashes"),
+    PanelTopic("Medicaid expansions and hospital finances", "state", "states", "year", "expanded public health coverage", "hospital uncompensated care"),
+)
+# fmt: on
+
+
+def _text(topic: PanelTopic, params: Mapping[str, float | int]) -> ScenarioText:
+    n, t = int(params["n_units"]), int(params["n_periods"])
+    cohorts = staggered_cohorts(t)
+    columns = {
+        "unit_id": f"{topic.unit} identifier, 1 to {n}",
+        "period": f"{topic.period} index, 1 to {t}",
+        "first_treat": f"the {topic.period} in which the {topic.unit} adopted {topic.policy}; "
+        "0 if it never did",
+        "treated": f"1 in the {topic.period} of adoption and every {topic.period} after it, "
+        "0 otherwise",
+        "y": f"{topic.outcome} (an index)",
+    }
+    listed = ", ".join(str(g) for g in cohorts)
+    description = (
+        f"A balanced panel of {n} {topic.units} observed in each of {t} {topic.period}s "
+        f"({n * t} rows). {topic.units.capitalize()} adopted {topic.policy} at different times: "
+        f"some in {topic.period} {cohorts[0]}, others later (adoption {topic.period}s: {listed}), "
+        f"and some never did. Once adopted, the policy stays in place.\n\n" + dictionary(columns)
+    )
+    return ScenarioText(
+        topic=topic.title,
+        title=topic.title,
+        research_question=(
+            f"How did {topic.policy} change {topic.outcome} in the {topic.units} that adopted it, "
+            "on average over the periods after their adoption?"
+        ),
+        data_description=description,
+        columns=columns,
+        target=(
+            f"The average effect of {topic.policy} on `y` over all {topic.unit}-{topic.period}s "
+            "after adoption (every adopting unit in every period from its adoption on, each "
+            "counted once), in the units of `y`."
+        ),
+        facts={"n_units": n, "n_periods": t, "adoption_periods": list(cohorts)},
+        conversions={},
+    )
+
+
+def render_text(params: Params, *, ordinal: int, suite_seed: int) -> ScenarioText:
+    """The text of the ``ordinal``-th staggered-adoption scenario of a suite."""
+    return _text(pick_topic(TOPICS, ordinal, suite_seed), params)
+
+
+_EFFECT: Final = re.compile(
+    r"^att$|overall|^simple|^agg|^treat(ed|ment)?$|^d$|^post$|treat\w*[_.:*× ]+post|^did$"
+)
+
+
+def term_score(t: str, hints: CodeHints) -> int | None:
+    """Score a printed term as the aggregate effect of adoption."""
+    return 2 if _EFFECT.search(t) else None
+
+
+DESIGN: Final[Design] = Design(
+    family="staggered_did",
+    columns=COLUMNS,
+    required_columns=REQUIRED_COLUMNS,
+    groups=GROUPS,
+    generate=_generate,
+    canonical=canonical,
+    naive_answer=twfe,
+    topics=TOPICS,
+    render_text=render_text,
+    term_score=term_score,
+    spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls|placebo"),
+    effect_alias=None,
+    instrumented=False,
+)

@@ -152,6 +152,7 @@ def analyze_cells(
         "unscoreable": unscoreable_counts(df),
         "undecided": undecided_counts(df),
         "declared": declared_counts(df),
+        "several_blocks": several_blocks_counts(df),
         "rankings": _rankings(rates),
         "rank_correlation": _correlations(comparisons, boot, seed),
         "stability": {
@@ -190,6 +191,14 @@ def incomplete_counts(unanswered: pd.DataFrame) -> dict[str, Any]:
 def undecided_counts(df: pd.DataFrame) -> dict[str, Any]:
     """Cells left ``undecided`` (their L2b+ is only bounded), in all and per unit."""
     flags = df["undecided"] if "undecided" in df.columns else pd.Series(0, index=df.index)
+    by_unit = flags.groupby(df["unit"]).sum()
+    return {"cells": int(flags.sum()), "by_unit": {str(u): int(n) for u, n in by_unit.items()}}
+
+
+def several_blocks_counts(df: pd.DataFrame) -> dict[str, Any]:
+    """Cells whose answer had more than one code block of its language, against the prompt's
+    "exactly one" (the first ran and was scored), in all and per unit."""
+    flags = df["several_blocks"] if "several_blocks" in df.columns else pd.Series(0, index=df.index)
     by_unit = flags.groupby(df["unit"]).sum()
     return {"cells": int(flags.sum()), "by_unit": {str(u): int(n) for u, n in by_unit.items()}}
 

@@ -81,7 +81,14 @@ class CodeRecord(BaseModel):
 
     language: Language
     code: Text | None
+    #: the position of the block that ran among every fenced block of the answer (0-based)
     block_index: int | None = None
+    #: the fenced blocks of the requested language in the answer (None: not counted); the
+    #: first of them ran
+    blocks: int | None = None
+    #: more than one such block: the prompt asks for exactly one (a protocol violation), and
+    #: the cell is scored on the first
+    several_blocks: bool = False
     parses: bool = False
     parse_error: Text | None = None
 

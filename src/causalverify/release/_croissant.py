@@ -96,6 +96,11 @@ CELL_FIELDS: Final[dict[str, tuple[str, str]]] = {
     ),
     "declare_asked": ("sc:Integer", "1 if the model was asked which printed number it meant"),
     "declare_accepted": ("sc:Integer", "1 if the number it declared is printed in stdout"),
+    "several_blocks": (
+        "sc:Integer",
+        "1 if the answer had more than one code block of its language (the prompt asks for one; "
+        "the first ran)",
+    ),
     "matched_conversion": ("sc:Text", "event-study scale the estimate matched"),
     "fitted_effect": (
         "sc:Float",

@@ -76,7 +76,8 @@ def unfinished_banner(s: Mapping[str, Any]) -> str | None:
 
 
 def extraction_lines(s: Mapping[str, Any]) -> list[str]:
-    """Undecided cells (L2b+ shown as bounds) and declared estimates, per unit, when any."""
+    """Undecided cells (L2b+ shown as bounds), answers with several code blocks and declared
+    estimates, per unit, when any."""
     lines = []
     undecided = s.get("undecided") or {}
     if undecided.get("cells"):
@@ -84,6 +85,14 @@ def extraction_lines(s: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"Undecided: {undecided['cells']} cells ({per}) printed candidates that neither all "
             "pass nor all fail; their L2b+ is shown as bounds (lower–upper)."
+        )
+    several = s.get("several_blocks") or {}
+    if several.get("cells"):
+        per = ", ".join(f"{u} {n}" for u, n in several.get("by_unit", {}).items() if n)
+        lines.append(
+            f"Several code blocks: {several['cells']} cells ({per}) answered with more than one "
+            "code block of the requested language, against the prompt's exactly one; the first "
+            "ran and was scored (each cell's page says which block ran)."
         )
     declared = s.get("declared") or {}
     if declared.get("asked"):

@@ -35,6 +35,7 @@ from causalverify.records import (
 )
 from causalverify.runner.declare import Declared, check_declaration, declares, needs_declaration
 from causalverify.sandbox.base import ExecResult
+from causalverify.sandbox.codeblocks import find_code_blocks
 from causalverify.scoring import SCORING_STAGE, score_unread
 
 if TYPE_CHECKING:
@@ -241,10 +242,13 @@ def _execute(
     progress.stage = "parse check"
     check = stages.check_parses(block.code, language, stages.sandbox)
     timings["parse"] = round(time.perf_counter() - start, 6)
+    blocks = sum(b.language == language for b in find_code_blocks(response.content or ""))
     code = CodeRecord(
         language=language,
         code=block.code,
         block_index=block.index,
+        blocks=blocks,
+        several_blocks=blocks > 1,
         parses=check.ok,
         parse_error=check.error,
     )

@@ -38,6 +38,7 @@ COLUMNS: Final[tuple[str, ...]] = (
     "undecided",
     "declare_asked",
     "declare_accepted",
+    "several_blocks",
     "matched_conversion",
     "fitted_effect",
     "fitted_right",
@@ -59,6 +60,7 @@ INT_COLUMNS: Final[tuple[str, ...]] = (
     "undecided",
     "declare_asked",
     "declare_accepted",
+    "several_blocks",
     "fitted_right",
     "truncated",
     "input_tokens",
@@ -116,7 +118,8 @@ def cells_frame(records: Iterable[CellRecord]) -> pd.DataFrame:
         unscoreable cells (an undecided cell has 0, its lower bound); ``estimated``,
         ``rel_error`` and ``judge_effect`` are NaN when absent. ``undecided`` flags a cell whose
         status is ``undecided``; ``declare_asked`` / ``declare_accepted`` a cell that was asked
-        to declare its estimate / whose declared number stdout prints.
+        to declare its estimate / whose declared number stdout prints; ``several_blocks`` a
+        cell whose answer had more than one code block of its language (the first ran).
     """
     rows = [_row(record) for record in records]
     frame = pd.DataFrame(rows, columns=[*COLUMNS, *BOUND_COLUMNS, *INFERENCE_COLUMNS])
@@ -177,6 +180,7 @@ def _row(record: CellRecord) -> dict[str, Any]:
         "undecided": int(undecided),
         "declare_asked": int(record.declaration is not None),
         "declare_accepted": int(record.declaration is not None and record.declaration.accepted),
+        "several_blocks": int(code is not None and code.several_blocks),
         "matched_conversion": scores.matched_conversion if scores is not None else None,
         "fitted_effect": _num(scores.fitted_effect if scores is not None else None),
         "fitted_right": int(scores is not None and bool(scores.fitted_right)),

@@ -87,13 +87,15 @@ def test_unscoreable_is_excluded_not_failed() -> None:
 
 def test_event_study_default_profile_accepts_only_declared_scales() -> None:
     declared = {"per_day": 1, "cumulative_0_10": 11}
-    cumulative = cell(
-        family="event_study", canonical=0.002, stdout="ESTIMATE: 0.022\n", conversions=declared
-    )
+    labelled = "CAR over days 0 to +10: 0.022\nESTIMATE: 0.022\n"
+    cumulative = cell(family="event_study", canonical=0.002, stdout=labelled, conversions=declared)
     rec = rescore(cumulative, profile="default")
     assert rec.status == "correct" and rec.scores is not None
     assert rec.scores.matched_conversion == "cumulative_0_10"
     assert rec.scores.rel_error == pytest.approx(0.0, abs=1e-12)
+    [note] = rec.scores.conversions
+    assert note.startswith("scale cumulative_0_10: 0.022 is read as a cumulative figure over 11")
+    assert "0.002 per day" in note and "'CAR over days 0 to +10: 0.022'" in note
     five_days = cell(
         family="event_study", canonical=0.002, stdout="ESTIMATE: 0.010\n", conversions=declared
     )
@@ -101,6 +103,62 @@ def test_event_study_default_profile_accepts_only_declared_scales() -> None:
     paper = rescore(five_days, profile="paper")
     assert paper.status == "correct" and paper.scores is not None
     assert paper.scores.matched_conversion == "k=5"
+
+
+@pytest.mark.parametrize(
+    "stdout",
+    [
+        "ESTIMATE: 0.022\n",
+        "Abnormal return over the event window: 0.022\nESTIMATE: 0.022\n",
+        "Event study\nEffect: 0.022\nESTIMATE: 0.022\n",
+    ],
+)
+def test_an_unlabelled_cumulative_figure_is_not_converted(stdout: str) -> None:
+    """The prompt accepts a cumulative figure only if it is labelled as cumulative: eleven
+    times the per-day effect, printed without such a label, is a wrong per-day figure (the
+    conversion it would pass on is named as refused), under the default profile; the paper
+    profile keeps the published rule (any k = 1..11, labelled or not)."""
+    declared = {"per_day": 1, "cumulative_0_10": 11}
+    record = cell(family="event_study", canonical=0.002, stdout=stdout, conversions=declared)
+    rec = rescore(record, profile="default")
+    assert rec.status == "wrong" and rec.scores is not None
+    assert rec.scores.matched_conversion == "per_day"
+    assert rec.scores.rel_error == pytest.approx(10.0)
+    [note] = rec.scores.conversions
+    assert note.startswith("not converted: 0.022 is within the tolerance of cumulative_0_10")
+    paper = rescore(record, profile="paper")
+    assert paper.status == "correct" and paper.scores is not None
+    assert paper.scores.matched_conversion == "k=11"
+    assert "the paper profile accepts any k = 1..11" in paper.scores.conversions[0]
+
+
+def test_a_labelled_cumulative_figure_is_converted_with_its_inference() -> None:
+    """A heading that says cumulative labels the figures under it, and the ESTIMATE line
+    restating one; the SE and interval are divided by the same k (said in the note)."""
+    declared = {"per_day": 1, "cumulative_0_10": 11}
+    stdout = (
+        "Cumulative abnormal return over event days 0 to +10:\nEstimated effect: 0.0231\n"
+        "SE: 0.0044\nCI: [0.0145, 0.0317]\nVCOV: clustered by stock\nESTIMATE: 0.0231\n"
+    )
+    record = cell(family="event_study", canonical=0.002, stdout=stdout, conversions=declared)
+    rec = rescore(record, profile="default")
+    assert rec.status == "correct" and rec.scores is not None
+    assert rec.scores.matched_conversion == "cumulative_0_10"
+    [note] = rec.scores.conversions
+    assert "'cumulative abnormal return over event days 0 to +10:'" in note
+    assert note.endswith("its SE and interval are divided by 11 too")
+    per_day = rescore(cell(family="event_study", canonical=0.002, stdout="ESTIMATE: 0.0021\n",
+                           conversions=declared))  # fmt: skip
+    assert per_day.status == "correct" and per_day.scores is not None
+    assert per_day.scores.conversions == []
+
+
+def test_a_percent_is_a_recorded_conversion() -> None:
+    rec = rescore(cell(canonical=-0.25, stdout="DiD estimate (%): -26.0\n"))
+    assert rec.status == "correct" and rec.scores is not None
+    assert rec.scores.conversions == [
+        "unit: printed as -26.0 (a percent, by its label: × 0.01), read as -0.26"
+    ]
 
 
 @pytest.mark.parametrize("k", range(1, 12))

@@ -166,6 +166,10 @@ class ScoreRecord(BaseModel):
     rel_error: float | None = None
     unscoreable: bool = False
     matched_conversion: str | None = None
+    #: every conversion applied to the reported figure before the comparison (a percent read as
+    #: a number, an event study's cumulative scale divided by its days), in words, and a
+    #: declared cumulative scale not applied because no printed label says it is cumulative
+    conversions: list[Text] = Field(default_factory=list)
     estimate: float | None = None
     #: the fitted effect coefficient (fit log) closest to the canonical, and its relative error
     fitted_effect: float | None = None

@@ -233,11 +233,26 @@ SCRIPT: Final[str] = r"""
     if (heading) { box.appendChild(el("h3", heading)); }
     if (t.status_reason) { block(box, "Why the harness could not finish this cell", t.status_reason); }
     if (t.feedback) { block(box, "Execution feedback shown to the model", t.feedback); }
+    var conv = t.scores && t.scores.conversions ? t.scores.conversions : [];
+    if (conv.length) {
+      // every conversion between the printed figure and the compared one (and one refused)
+      box.appendChild(el("h3", "Conversions before the comparison"));
+      var list = el("ul", null, heading ? { "class": "cv-conversions" } : { id: "cv-conversions", "class": "cv-conversions" });
+      conv.forEach(function (c) { list.appendChild(el("li", c)); });
+      box.appendChild(list);
+    }
     // why it failed first: stderr, then the output with the line the estimate was read from
     block(box, "stderr", t.stderr);
     var line = t.extraction && t.extraction.line ? t.extraction.line : null;
     block(box, "stdout" + (line ? " (the marked line is where the estimate was read)" : ""), t.stdout, line);
-    block(box, "Code that ran", t.code || t.parse_error);
+    var ran = "Code that ran";
+    if (t.blocks) {
+      ran += " (fenced block " + (t.block_index + 1) + " of the answer, " + (t.several_blocks ?
+        "the first of its " + t.blocks + " blocks in the requested language: the prompt asks for exactly one; only this one ran)" :
+        "its only block in the requested language)");
+    }
+    var pre = block(box, ran, t.code || t.parse_error);
+    if (t.several_blocks && !heading) { pre.previousSibling.id = "cv-blocks"; }
     block(box, "Response", t.response || t.response_error);
     if (t.fits && t.fits.length) {
       box.appendChild(el("h3", "Fit log (written by the script's own process: self-reported)"));

@@ -26,22 +26,28 @@ class Match:
     rel_error: float
     passed: bool
     conversion: str | None
+    #: a declared cumulative scale the estimate would pass on, not applied because no printed
+    #: label says the figure is cumulative (``default`` profile)
+    refused: str | None = None
 
 
 def conversions_for(
-    family: Family, profile: Profile, declared: dict[str, int]
+    family: Family, profile: Profile, declared: dict[str, int], *, labelled: bool = True
 ) -> list[tuple[str | None, int]]:
     """The accepted (name, multiple) scales, in tie-breaking order.
 
     Non-event-study families accept k = 1 only. Event studies accept k = 1..11 under ``paper``
-    (named ``k=<k>``) and only the scenario's declared conversions under ``default`` (per-day
-    when the scenario declares none).
+    (named ``k=<k>``, labelled or not, as published) and only the scenario's declared
+    conversions under ``default`` (per-day when the scenario declares none); a declared
+    cumulative scale (k > 1) only for a figure ``labelled`` as cumulative, as the prompt says.
     """
     if family != "event_study":
         return [(None, 1)]
     if profile == "paper":
         return [(f"k={k}", k) for k in PAPER_MULTIPLES]
     scales = declared or DEFAULT_CONVERSIONS
+    if not labelled:
+        scales = {name: k for name, k in scales.items() if k == 1} or DEFAULT_CONVERSIONS
     return sorted(scales.items(), key=lambda item: (item[1], item[0]))
 
 
@@ -53,21 +59,38 @@ def match_estimate(
     profile: Profile,
     tolerance: float,
     declared: dict[str, int],
+    labelled: bool = True,
 ) -> Match:
     """Compare ``estimate`` with ``canonical`` on the accepted scale closest to it.
 
     ``rel_error = |estimate - k*canonical| / |k*canonical|`` for the best k; it passes when
     ``rel_error <= tolerance`` (inclusive). Ties between scales go to the smaller multiple.
+    ``labelled``: the output labels the figure as cumulative (a declared cumulative scale
+    applies only then; see :func:`conversions_for`). An unlabelled figure that would pass on
+    such a scale names it in ``refused``.
     """
+    best = _best(estimate, canonical, conversions_for(family, profile, declared, labelled=labelled))
+    passed = best.rel_error <= tolerance + TOLERANCE_SLACK
+    refused = None
+    if not passed and not labelled:
+        other = _best(estimate, canonical, conversions_for(family, profile, declared))
+        if other.rel_error <= tolerance + TOLERANCE_SLACK:
+            refused = other.conversion
+    return Match(
+        rel_error=best.rel_error, passed=passed, conversion=best.conversion, refused=refused
+    )
+
+
+def _best(estimate: float, canonical: float, scales: list[tuple[str | None, int]]) -> Match:
+    """The scale whose multiple of ``canonical`` is closest to ``estimate`` (not yet judged)."""
     best: Match | None = None
-    for name, k in conversions_for(family, profile, declared):
+    for name, k in scales:
         target = k * canonical
         rel = abs(estimate - target) / abs(target)
         if best is None or rel < best.rel_error:
             best = Match(rel_error=rel, passed=False, conversion=name)
     assert best is not None
-    passed = best.rel_error <= tolerance + TOLERANCE_SLACK
-    return Match(rel_error=best.rel_error, passed=passed, conversion=best.conversion)
+    return best
 
 
 def is_unscoreable(canonical: float) -> bool:

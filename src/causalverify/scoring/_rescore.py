@@ -16,6 +16,7 @@ from causalverify.records import (
     TurnRecord,
     storable,
 )
+from causalverify.scoring._conversions import conversion_notes, is_labelled, needs_label, scale_of
 from causalverify.scoring._declared import declared_token
 from causalverify.scoring._inference import l2c, score_inference
 from causalverify.scoring._layers import (
@@ -182,13 +183,16 @@ def _rescore_one(
         return record.model_copy(
             update={"extraction": extraction, "scores": scores, "status": "harness_error"}
         )
+    reported = record.judge if extractor == "judge" else extraction
     if l2b and not unscoreable and estimate is not None:
-        match = match_cell(record, estimate, profile=profile, tolerance=tolerance)
+        line = _line_of(estimate, extraction, record.judge)
+        match = match_cell(record, estimate, profile=profile, tolerance=tolerance, line=line)
         scores = scores.model_copy(
             update={
                 "L2b_plus": match.passed,
                 "rel_error": match.rel_error,
                 "matched_conversion": match.conversion,
+                "conversions": _notes(record, estimate, line, match, reported),
             }
         )
         status = "correct" if match.passed else "wrong"
@@ -207,7 +211,6 @@ def _rescore_one(
         extraction, scores, status = _score_undecided(
             record, extraction, scores, profile=profile, tolerance=tolerance
         )
-    reported = record.judge if extractor == "judge" else extraction
     scores = with_inference(record, reported, scores)
     return record.model_copy(
         update={
@@ -236,7 +239,7 @@ def with_inference(
             canonical=record.canonical,
             inference=record.inference,
             target=record.beta,
-            scale=_scale(scores.matched_conversion, record.conversions),
+            scale=scale_of(scores.matched_conversion, record.conversions),
         )
         update.update(
             se_tier=result.tier,
@@ -249,15 +252,31 @@ def with_inference(
     return scores.model_copy(update=update)
 
 
-def _scale(conversion: str | None, declared: dict[str, int]) -> float:
-    """The multiple of the canonical a matched conversion stands for (``k=3``, a declared name)."""
-    if conversion is None:
-        return 1.0
-    if conversion in declared:
-        return float(declared[conversion])
-    if conversion.startswith("k=") and conversion[2:].isdigit():
-        return float(conversion[2:])
-    return 1.0
+def _line_of(
+    estimate: float, extraction: ExtractionRecord | None, judge: ExtractionRecord | None
+) -> int | None:
+    """The stdout line the scored estimate was read from (None: not known)."""
+    for read in (extraction, judge):
+        if read is not None and read.value == estimate:
+            return read.line
+    return None
+
+
+def _notes(
+    record: CellRecord,
+    estimate: float,
+    line: int | None,
+    match: Match,
+    reported: ExtractionRecord | None,
+) -> list[str]:
+    return conversion_notes(
+        record,
+        estimate=estimate,
+        line=line,
+        conversion=match.conversion,
+        refused=match.refused,
+        reported=reported,
+    )
 
 
 def capped_fits(fits: Sequence[FitEntry], max_terms: int = MAX_FIT_TERMS) -> list[FitEntry]:
@@ -286,7 +305,7 @@ def _score_undecided(
     if not extraction.candidates:
         return extraction, scores, "no_estimate"
     matches = [
-        match_cell(record, c.value, profile=profile, tolerance=tolerance)
+        match_cell(record, c.value, profile=profile, tolerance=tolerance, line=c.line)
         for c in extraction.candidates
     ]
     passed = [m.passed for m in matches]
@@ -301,6 +320,13 @@ def _score_undecided(
                 "rel_error": first.rel_error,
                 "matched_conversion": first.conversion,
                 "estimate": extraction.candidates[0].value,
+                "conversions": _notes(
+                    record,
+                    extraction.candidates[0].value,
+                    extraction.candidates[0].line,
+                    first,
+                    extraction,
+                ),
             }
         )
         status: CellStatus = "correct" if first.passed else "wrong"
@@ -325,8 +351,22 @@ def _extract(record: CellRecord, declared: str | None = None) -> ExtractionRecor
     )
 
 
-def match_cell(record: CellRecord, value: float, *, profile: Profile, tolerance: float) -> Match:
-    """``value`` against the cell's canonical, on the scales its family and profile accept."""
+def match_cell(
+    record: CellRecord,
+    value: float,
+    *,
+    profile: Profile,
+    tolerance: float,
+    line: int | None = None,
+    labelled: bool | None = None,
+) -> Match:
+    """``value`` against the cell's canonical, on the scales its family and profile accept.
+
+    A declared cumulative scale applies only when the output labels ``value`` (printed on
+    stdout ``line``, when known) as cumulative; ``labelled`` says so without reading stdout.
+    """
+    if labelled is None:
+        labelled = profile == "paper" or not needs_label(record) or is_labelled(record, value, line)
     return match_estimate(
         value,
         record.canonical,
@@ -334,6 +374,7 @@ def match_cell(record: CellRecord, value: float, *, profile: Profile, tolerance:
         profile=profile,
         tolerance=tolerance,
         declared=dict(record.conversions),
+        labelled=labelled,
     )
 
 
@@ -393,7 +434,8 @@ def _closest_fit(record: CellRecord, profile: Profile, tolerance: float) -> dict
         return {}
     best: tuple[float, float, bool] | None = None
     for coef in fitted_effects(code=code, family=record.family, fits=fits):
-        match = match_cell(record, coef, profile=profile, tolerance=tolerance)
+        # a fitted coefficient is a diagnosis, never a reported figure: any declared scale
+        match = match_cell(record, coef, profile=profile, tolerance=tolerance, labelled=True)
         if best is None or match.rel_error < best[1]:
             best = (coef, match.rel_error, match.passed)
     if best is None:

@@ -14,7 +14,8 @@ from math import comb
 from typing import Any
 
 from causalverify.analysis._clustered import IntervalSettings, clustered_rate, paired_difference
-from causalverify.records import CellRecord, TurnRecord
+from causalverify.models.pricing import is_paid
+from causalverify.records import CellRecord, ModelResponse, TurnRecord
 
 
 def _rate(values: list[bool]) -> float | None:
@@ -32,6 +33,15 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def unpriced(model: str, responses: Iterable[ModelResponse]) -> bool:
+    """A paid model whose answers carry no cost: no price was known when they were asked (an
+    answer served from the cache costs nothing either way, so only new ones tell)."""
+    return is_paid(model) and any(
+        not r.cached and r.error is None and r.output_tokens > 0 and r.cost_usd == 0
+        for r in responses
+    )
 
 
 def _interval(
@@ -114,6 +124,7 @@ def _model_entry(
         "cost_usd": cost,
         "tokens_per_success": tokens / successes if successes else None,
         "cost_per_success": cost / successes if successes else None,
+        "unpriced": unpriced(model, responses),
         "pass_at_k": _pass_at_k(scored),
     }
 
@@ -145,7 +156,8 @@ def repair_summary(
     (``*_by_turn_ci``: ``[lo, hi]`` per turn), the repair gain (turn K minus turn 1) and, in
     ``repair_gain_ci``, its paired interval and exact scenario sign-flip p (turn 1 and turn K of
     the same cells, as :func:`~causalverify.analysis.paired_difference`), turns used,
-    tokens and cost per L2b+ success and pass@k over samples."""
+    tokens and cost per L2b+ success (``unpriced``: a paid model whose answers had no known
+    price, so its cost is not known) and pass@k over samples."""
     settings = settings or IntervalSettings()
     by_model: dict[str, list[CellRecord]] = defaultdict(list)
     for record in records:

@@ -280,20 +280,10 @@ def engine_progress(console: Any, quiet: bool, label: str) -> Iterator[Any]:
         yield callback
 
 
-#: providers whose answers are paid for (offline agents and replayed answers cost nothing)
-_PAID_KINDS = ("openai/", "anthropic/")
-
-
 def cost_text(cost_usd: float, models: Iterable[str], prices: Any = None) -> str:
     """``cost_usd`` as ``$0.0123``; ``unpriced`` (with the models) when a paid model has no
-    known price, since its answers were counted as costing nothing."""
-    from causalverify.models import PriceTable
+    known price, since its answers were counted as costing nothing (the one formatting:
+    :func:`causalverify.models.pricing.format_cost`)."""
+    from causalverify.models.pricing import cost_text as text
 
-    table = prices if isinstance(prices, PriceTable) else PriceTable(prices)
-    unpriced = [
-        m for m in dict.fromkeys(models) if m.startswith(_PAID_KINDS) and table.lookup(m) is None
-    ]
-    if not unpriced:
-        return f"${cost_usd:.4f}"
-    priced = f"${cost_usd:.4f} + " if cost_usd else ""
-    return f"{priced}unpriced ({', '.join(unpriced)}: no known price; give --prices FILE)"
+    return text(cost_usd, models, prices)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from causalverify.cli._common import (
+    cost_text,
     echo,
     echo_json,
     friendly_errors,
@@ -108,14 +109,22 @@ def _settings(
         )
 
 
-def _echo_summary(summary: Any, as_json: bool = False) -> None:
+def _echo_summary(
+    summary: Any, as_json: bool = False, *, models: Sequence[str] = (), prices: Any = None
+) -> None:
+    """One line per task; its cost says ``unpriced`` for ``models`` without a known price (in
+    the default table or the ``--prices`` file ``prices``)."""
     if as_json:
         echo_json(summary)
         return
+    from causalverify.models import load_prices
+
     counts = ", ".join(f"{k} {v}" for k, v in summary.counts.items()) or "nothing"
+    table = load_prices(prices) if prices is not None else None
+    cost = cost_text(summary.cost_usd, models, table)
     click.echo(
         f"{summary.task}: {summary.total} prompts, {summary.skipped} already stored, "
-        f"{summary.asked} asked ({summary.requests} API requests, ${summary.cost_usd:.4f}); {counts}"
+        f"{summary.asked} asked ({summary.requests} API requests, {cost}); {counts}"
     )
 
 
@@ -164,7 +173,7 @@ def run(run_dir: Path, models: str, corpus: Path | None, limit: int | None, **ac
         summary = run_papers(
             run_dir, models=_models(models), corpus=corpus, settings=settings, limit=limit
         )
-    _echo_summary(summary, access["as_json"])
+    _echo_summary(summary, access["as_json"], models=_models(models), prices=access["prices_path"])
 
 
 @papers.command("label")
@@ -203,7 +212,7 @@ def label(
     if access["as_json"]:
         echo_json({**plain(summary), "labeller_pool": pool, "levels": levels})
         return
-    _echo_summary(summary)
+    _echo_summary(summary, models=pool, prices=access["prices_path"])
     echo(f"labeller pool: {', '.join(pool)}")
     if results is not None:
         for layer, counts in levels.items():
@@ -230,7 +239,7 @@ def judge(run_dir: Path, judge_model: str, limit: int | None, **access: Any) -> 
 
     with _settings(**access) as settings:
         summary = run_judge(run_dir, judge=judge_model, settings=settings, limit=limit)
-    _echo_summary(summary, access["as_json"])
+    _echo_summary(summary, access["as_json"], models=[judge_model], prices=access["prices_path"])
 
 
 @papers.command("rid")
@@ -255,7 +264,7 @@ def rid(run_dir: Path, models: str, n: int, seed: int, corpus: Path | None, **ac
         echo_json({"papers": subset, "arms": summaries, "rid": result.get("rid")})
         return
     for summary in summaries:
-        _echo_summary(summary)
+        _echo_summary(summary, models=_models(models), prices=access["prices_path"])
     echo(f"papers: {', '.join(subset)}")
     for model, entry in (result.get("rid") or {}).get("models", {}).items():
         for layer, row in entry.items():

@@ -18,7 +18,7 @@ import json
 import logging
 import threading
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,54 @@ class PriceTable:
     def as_dict(self) -> dict[str, dict[str, float]]:
         """The table as plain data (for run metadata)."""
         return {k: {"input": v.input, "output": v.output} for k, v in sorted(self._table.items())}
+
+
+#: providers whose answers are paid for (offline agents and replayed answers cost nothing)
+PAID_KINDS: tuple[str, ...] = ("openai/", "anthropic/")
+
+
+def is_paid(spec: str) -> bool:
+    """Whether the model ``spec`` names a provider whose answers are paid for."""
+    return spec.strip().startswith(PAID_KINDS)
+
+
+def unpriced_models(
+    models: Iterable[str], prices: PriceTable | Mapping[str, Any] | None = None
+) -> list[str]:
+    """The paid models among ``models`` (in order, once each) that have no known price."""
+    table = prices if isinstance(prices, PriceTable) else PriceTable(prices)
+    return [m for m in dict.fromkeys(models) if is_paid(m) and table.lookup(m) is None]
+
+
+def format_cost(cost_usd: float | None, unpriced: Sequence[str] = (), *, hint: bool = True) -> str:
+    """The one way a cost is shown: ``$0.0123``; ``unpriced`` when a paid model had no known
+    price (its answers were counted as costing nothing, so ``$0.0000`` would be false), naming
+    the models with the fix when ``hint``; ``–`` for no value.
+
+    Parameters
+    ----------
+    cost_usd
+        The priced part of the cost (None: nothing to show, e.g. a cost per success without
+        a success).
+    unpriced
+        The models whose answers in that cost had no price.
+    hint
+        Name the models and say how to price them (a closing line); off in a table cell.
+    """
+    if not unpriced:
+        return "–" if cost_usd is None else f"${cost_usd:.4f}"
+    priced = f"${cost_usd:.4f} + " if cost_usd else ""
+    if not hint:
+        return f"{priced}unpriced"
+    return f"{priced}unpriced ({', '.join(unpriced)}: no known price; give --prices FILE)"
+
+
+def cost_text(
+    cost_usd: float, models: Iterable[str], prices: PriceTable | Mapping[str, Any] | None = None
+) -> str:
+    """``cost_usd`` of answers of ``models`` as :func:`format_cost` shows it, the unpriced
+    models found in ``prices`` (the default table with the user's additions)."""
+    return format_cost(cost_usd, unpriced_models(models, prices))
 
 
 def load_prices(path: Path) -> dict[str, Any]:

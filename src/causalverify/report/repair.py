@@ -14,6 +14,7 @@ import matplotlib as mpl
 from matplotlib.figure import Figure
 
 from causalverify.analysis import IntervalSettings, repair_summary
+from causalverify.models.pricing import format_cost
 from causalverify.records import CellRecord
 from causalverify.report._figures import _RC, _save, wrap_name
 from causalverify.report._tables import Table, num, pct
@@ -77,7 +78,7 @@ def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
                 _signed(e["repair_gain"]["executed_wrong"]),
                 num(e["mean_turns"], 2),
                 "–" if e["tokens_per_success"] is None else f"{e['tokens_per_success']:.0f}",
-                "–" if cost is None else f"${cost:.4f}",
+                format_cost(cost, [model] if e.get("unpriced") else (), hint=False),
                 pass_k or "–",
             )
         )
@@ -99,7 +100,8 @@ def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
         "keeps its result. Gains are turn K minus "
         "turn 1, with the 95% interval of that paired difference (the same cells at both "
         "turns, clustered by scenario). Executed-wrong: executed with an estimate outside the tolerance. Tokens and cost "
-        "count every turn. pass@k: unbiased, over the samples of each scenario and language."
+        "count every turn; unpriced: a paid model with no known price (give --prices FILE). "
+        "pass@k: unbiased, over the samples of each scenario and language."
     )
     return [
         Table(

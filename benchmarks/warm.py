@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from causalverify.models import ModelAccess
 from causalverify.runner import RunConfig, run_benchmark
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.scenarios import build_suite
@@ -84,7 +85,7 @@ def _panel(suite: Path, out: Path, cache: Path, scenarios: int, workers: int, wa
         out_dir=out,
         limit=scenarios,
         workers=workers,
-        cache_path=cache,
+        access=ModelAccess(cache_path=cache),
         warm=warm,
     )
     began = time.perf_counter()

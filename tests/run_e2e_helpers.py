@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from causalverify.models import ModelAccess
 from causalverify.runner import RunConfig, RunSummary, run_benchmark
 from causalverify.scenarios import build_suite
 from causalverify.store import CellRecord, RunStore
@@ -77,7 +78,7 @@ def reference_panel(root: Path) -> PanelRun:
             suite_dir=smoke_suite(root),
             out_dir=root / "panel",
             workers=2,
-            cache_path=root / "cache.sqlite",
+            access=ModelAccess(cache_path=root / "cache.sqlite"),
         )
     )
 

@@ -18,7 +18,7 @@ import pytest
 from pydantic import BaseModel
 
 from causalverify.calibration import CalibrationConfig, calibrate_run
-from causalverify.models import CellContext, ModelOptions, get_provider
+from causalverify.models import CellContext, ModelAccess, ModelOptions, get_provider
 from causalverify.models._sdk import SdkProvider
 from causalverify.models.cached import CachedProvider
 from causalverify.papers.run import AskSettings, run_papers
@@ -138,7 +138,7 @@ def test_no_model_receives_the_answer_in_a_run_calibration_or_papers_run(
         models=tuple(spies),
         languages=("r", "python"),
         workers=2,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
     )
     stages = dataclasses.replace(default_stages(config), make_provider=spies.__getitem__)
     events: list[ProgressEvent] = []

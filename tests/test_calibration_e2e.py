@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from causalverify.calibration import CalibrationConfig, calibrate_run, load_calibration
 from causalverify.calibration.prompts import SYSTEM
 from causalverify.cli import main
-from causalverify.models import ResponseCache, RetryPolicy, get_provider
+from causalverify.models import ModelAccess, ResponseCache, RetryPolicy, get_provider
 from causalverify.models.base import Provider
 from causalverify.reference import write_response
 from causalverify.report import write_report
@@ -96,7 +96,7 @@ def test_elicitation_through_the_openai_server_is_stored_and_resumable(
         models=(MODEL,),
         languages=("r",),
         workers=2,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
     )
     with FakeOpenAIServer(responder=script) as server:
         stages = dataclasses.replace(
@@ -106,7 +106,7 @@ def test_elicitation_through_the_openai_server_is_stored_and_resumable(
         report_before = write_report(run_config.out_dir, tmp_path / "before", n_resamples=20)
         assert "calibration" not in json.loads(report_before.with_name("summary.json").read_text())
 
-        config = CalibrationConfig(run_dir=run_config.out_dir, workers=3)
+        config = CalibrationConfig(run_dir=run_config.out_dir, access=ModelAccess(concurrency=3))
         first = calibrate_run(config, make_provider=_factory(server, cache))
         assert first.total == 4 and first.computed == 4 and first.skipped == 0
         assert first.counts == {"api_error": 1, "ok": 2, "unparsable": 1}

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from causalverify.models import ResponseCache, get_provider
+from causalverify.models import ModelAccess, ResponseCache, get_provider
 from causalverify.records import (
     CellKey,
     CellRecord,
@@ -239,11 +239,11 @@ def test_a_run_of_crafted_answers_finishes_and_resumes(
         models=("openai/crafted",),
         languages=("python",),
         workers=2,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
         scoring_budget=ScoringBudget(seconds=5),
     )
     with FakeOpenAIServer(responder=responder) as server:
-        cache = ResponseCache(config.cache_path)
+        cache = ResponseCache(config.access.cache_path)
         stages = dataclasses.replace(
             default_stages(config),
             make_provider=lambda spec: get_provider(spec, base_url=server.url, cache=cache),

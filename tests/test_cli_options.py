@@ -35,13 +35,18 @@ def test_run_sends_the_seed_per_sample_and_exits_3_when_cells_lack_an_answer(
         args = ["run", "--suite", str(suite), "--models", "openai/m", "--languages", "r"]
         args += ["--base-url", server.url, "--out", str(tmp_path / "run"), "--limit", "1"]
         args += ["--samples", "2", "--seed", "7", "--cache", str(tmp_path / "c.sqlite")]
+        args += ["--temperature", "0.25", "--max-tokens", "99", "--reasoning-effort", "low"]
         result = CliRunner().invoke(main, [*args, "--quiet"], env={"OPENAI_API_KEY": ""})
-        seeds = sorted(r.body["seed"] for r in server.requests if r.body is not None)
+        bodies = [r.body for r in server.requests if r.body is not None]
     assert result.exit_code == 3, result.output
     assert "incomplete: 2 cells without an answer" in result.output
-    assert seeds == [7, 8]
+    assert sorted(b["seed"] for b in bodies) == [7, 8]
+    # every generation option of the command line reaches the server and the run's metadata
+    sent = {(b["temperature"], b["max_tokens"], b["reasoning_effort"]) for b in bodies}
+    assert sent == {(0.25, 99, "low")}
     with RunStore.open(tmp_path / "run") as store:
-        assert store.meta()["model_options"]["seed"] == 7
+        options = store.meta()["model_options"]
+    assert options == {"temperature": 0.25, "max_tokens": 99, "reasoning_effort": "low", "seed": 7}
 
 
 def test_commands_that_only_ask_models_refuse_workers(tmp_path: Path) -> None:
@@ -185,14 +190,16 @@ def test_build_and_report_print_json(tmp_path: Path) -> None:
 
 def test_prices_reach_every_command_that_asks_models(tmp_path: Path) -> None:
     from causalverify.calibration import CalibrationConfig
-    from causalverify.calibration.elicit import _default_factory
-    from causalverify.papers.run import AskSettings, default_factory
+    from causalverify.calibration.elicit import run_access
+    from causalverify.models import ModelAccess
+    from causalverify.papers.run import default_factory
 
     prices = {"models": {"m": {"input": 2.0, "output": 4.0}}}
-    calibration = CalibrationConfig(run_dir=tmp_path, prices=prices)
+    calibration = CalibrationConfig(run_dir=tmp_path, access=ModelAccess(prices=prices))
+    server = "http://127.0.0.1:9/v1"
     made = [
-        _default_factory(calibration, {"base_url": "http://127.0.0.1:9/v1"})("openai/m"),
-        default_factory(AskSettings(prices=prices, base_url="http://127.0.0.1:9/v1"))("openai/m"),
+        run_access(calibration, {"base_url": server}).factory()("openai/m"),
+        default_factory(ModelAccess(prices=prices, base_url=server))("openai/m"),
     ]
     for model in made:
         inner: Any = getattr(model, "inner", model)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from causalverify.errors import SandboxUnavailableError
+from causalverify.models import ModelAccess
 from causalverify.runner import RunConfig, run_benchmark
 from causalverify.runner.summary import ProgressEvent
 from causalverify.sandbox.dask import DaskSandbox
@@ -34,7 +35,9 @@ def local_run(
     """The session's local run of the reference panel, and a configuration that writes elsewhere."""
     root = tmp_path_factory.mktemp("dask")
     config = dataclasses.replace(
-        reference_panel.config, out_dir=root / "local", cache_path=root / "c.sqlite"
+        reference_panel.config,
+        out_dir=root / "local",
+        access=ModelAccess(cache_path=root / "c.sqlite"),
     )
     return config, [stable_view(r) for r in reference_panel.records]
 

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from causalverify.cli import main
-from causalverify.models import ResponseCache, RetryPolicy, get_provider
+from causalverify.models import ModelAccess, ResponseCache, RetryPolicy, get_provider
 from causalverify.models.base import Provider
 from causalverify.reference import write_response
 from causalverify.runner import RunConfig, default_stages, run_benchmark
@@ -60,14 +60,14 @@ def _config(tmp_path: Path, suite_dir: Path, **overrides: Any) -> RunConfig:
         "models": ("openai/m",),
         "languages": ("python",),
         "workers": 2,
-        "cache_path": tmp_path / "cache.sqlite",
+        "access": ModelAccess(cache_path=tmp_path / "cache.sqlite"),
     }
     fields.update(overrides)
     return RunConfig(**fields)
 
 
 def _run(config: RunConfig, server: FakeOpenAIServer, stages: Stages | None = None) -> list[Any]:
-    cache = ResponseCache(config.cache_path)
+    cache = ResponseCache(config.access.cache_path)
 
     def make(spec: str) -> Provider:
         return get_provider(spec, base_url=server.url, cache=cache, retry_policy=RETRY)
@@ -165,7 +165,12 @@ def test_a_killed_run_resumes_without_paying_for_a_declaration_twice(
     tmp_path: Path, suite: Any
 ) -> None:
     model = Model(suite.scenarios)
-    config = _config(tmp_path, suite.root, workers=1, model_concurrency=1)
+    config = _config(
+        tmp_path,
+        suite.root,
+        workers=1,
+        access=ModelAccess(concurrency=1, cache_path=tmp_path / "cache.sqlite"),
+    )
     real = default_stages(config)
     rescore = real.rescore
 

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from causalverify.cli import main
+from causalverify.models import ModelAccess
 from causalverify.records import (
     CellKey,
     CellRecord,
@@ -241,7 +242,7 @@ def test_single_shot_against_repair_mode_of_the_offline_panel(
         models=models,
         languages=("python",),
         workers=2,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
     )
     run_benchmark(base)
     repair = dataclasses.replace(base, out_dir=tmp_path / "repair", mode="repair")

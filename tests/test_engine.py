@@ -15,8 +15,12 @@ from causalverify.records import ModelResponse
 from causalverify.runner.engine import (
     Engine,
     Job,
+    Ledger,
+    ProgressEvent,
+    Stage,
     Tally,
     answer_status,
+    holds_answers,
     is_pending,
 )
 
@@ -151,3 +155,57 @@ def test_every_command_that_asks_models_goes_through_the_engine() -> None:
         assert "Engine(" in text, rel
         assert "ThreadPoolExecutor" not in text and "wait(" not in text, rel
         assert "RETRY" not in text.replace("RETRY_STATUSES", ""), rel
+
+
+def test_a_stage_runs_on_the_engines_second_pool_of_its_own_size() -> None:
+    lock = threading.Lock()
+    running, peak = 0, 0
+    names: set[str] = set()
+
+    def execute(i: int) -> str:
+        nonlocal running, peak
+        with lock:
+            running += 1
+            peak = max(peak, running)
+            names.add(threading.current_thread().name)
+        time.sleep(0.02)
+        with lock:
+            running -= 1
+        return f"ran {i}"
+
+    def then(result: int | str) -> Stage[str] | None:
+        return None if isinstance(result, str) else Stage(lambda: execute(result))
+
+    finished: list[str] = []
+    jobs = [Job("m", lambda model, i=i: i) for i in range(8)]
+    with Engine(lambda spec: Closable(spec), concurrency=4, name="t") as engine:
+        engine.run(jobs, finished.append, then=then, backlog=4, stage_workers=2)
+        with pytest.raises(ValueError, match="stage_workers"):
+            engine.run([Job("m", lambda model: 0)], finished.append, then=then)
+    assert sorted(finished) == sorted(f"ran {i}" for i in range(8))
+    assert peak == 2 and all(n.startswith("t-stage") for n in names)
+
+
+def test_the_ledger_skips_final_statuses_asks_the_rest_and_tells_progress() -> None:
+    keys = ["a", "b", "c", "d"]
+    stored = {"a": "correct", "b": "api_error", "d": "wrong"}
+    events: list[ProgressEvent] = []
+    ledger = Ledger(keys, stored, task="rows", progress=events.append)
+    assert ledger.todo == ["b", "c"] and ledger.skipped == 2
+    assert holds_answers(stored) and not holds_answers({"x": "api_error"})
+    paid = ModelResponse(content="x", input_tokens=2, output_tokens=3, cost_usd=0.25)
+
+    def finish(result: str) -> None:
+        ledger.finished(result, "openai/m", [paid], record=result)
+
+    jobs = [Job("m", lambda model, k=k: "ok" if k == "b" else "api_error") for k in ledger.todo]
+    with Engine(lambda spec: Closable(spec), concurrency=1) as engine:
+        engine.run(jobs, finish, ledger=ledger)
+    assert [e.kind for e in events] == ["start", "cell", "cell", "done"]
+    assert [e.done for e in events] == [2, 3, 4, 4] and {e.total for e in events} == {4}
+    assert {e.task for e in events} == {"rows"} and events[1].record == "ok"
+    assert events[-1].counts == {"api_error": 1, "correct": 1, "ok": 1, "wrong": 1}
+    assert (ledger.computed, ledger.tally.requests, ledger.tally.cost_usd) == (2, 2, 0.5)
+    # a resume asks only what is still pending: the row that failed
+    again = Ledger(keys, {**stored, "b": "ok", "c": "api_error"}, task="rows")
+    assert again.todo == ["c"] and again.skipped == 3

@@ -22,6 +22,7 @@ import pytest
 from causalverify.estimators import canonical
 from causalverify.estimators._modern import _synth_arrays, group_time_effects, simplex_weights
 from causalverify.families import MODERN_FAMILIES
+from causalverify.models import ModelAccess
 from causalverify.prompts import DESIGN_PACKAGES, render_experiment_b
 from causalverify.records import Manifest
 from causalverify.release import freeze_run, verify_release
@@ -324,7 +325,7 @@ def test_textbook_scores_everything_and_naive_fails_every_design(
         out_dir=tmp_path / "run",
         models=("reference/textbook",),
         workers=2,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
     )
     summary = run_benchmark(config)
     assert summary.total == 60 * 2
@@ -343,7 +344,7 @@ def test_textbook_scores_everything_and_naive_fails_every_design(
         models=("reference/naive",),
         limit=9,
         workers=2,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
     )
     assert run_benchmark(naive_run).total == 9 * 2
     with RunStore.open(naive_run.out_dir) as store:

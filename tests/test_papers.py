@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from causalverify.errors import ProviderError, SuiteError
-from causalverify.models import ModelOptions, ask, get_provider
+from causalverify.models import ModelAccess, ModelOptions, ask, get_provider
 from causalverify.papers.heuristic import answer
 from causalverify.papers.labels import consensus, parse_vote
 from causalverify.papers.prompts import judge_messages, label_messages, paper_messages
@@ -18,7 +18,7 @@ from causalverify.papers.records import (
     default_corpus_path,
     load_papers,
 )
-from causalverify.papers.run import AskSettings, default_factory
+from causalverify.papers.run import default_factory
 from causalverify.papers.scorers import (
     parse_judge_word,
     parse_structured,
@@ -197,7 +197,7 @@ def test_judge_word_parsing() -> None:
 
 def test_reference_agents_answer_paper_prompts() -> None:
     paper = load_papers()[0]
-    agent = default_factory(AskSettings())("reference/textbook")
+    agent = default_factory(ModelAccess())("reference/textbook")
     options = ModelOptions()
     text = ask(agent, paper_messages(paper), options=options).content or ""
     headings = [h for h in split_sections(text)]

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from causalverify.cli import main
 from causalverify.errors import SetupError
+from causalverify.models import ModelAccess
 from causalverify.papers.analysis import (
     label_frame,
     load_results,
@@ -121,7 +122,11 @@ def test_s3_judge_through_the_loopback_openai_server(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     run_papers(tmp_path, models=["reference/textbook"], corpus=corpus)
     with FakeOpenAIServer(responder=_judge_responder) as server:
-        settings = AskSettings(workers=2, cache_path=tmp_path / "cache.sqlite", base_url=server.url)
+        settings = AskSettings(
+            access=ModelAccess(
+                concurrency=2, cache_path=tmp_path / "cache.sqlite", base_url=server.url
+            )
+        )
         summary = run_judge(tmp_path, judge="openai/judge-model", settings=settings)
         # identical answers (the template repeats) give identical prompts: asked once each
         results = load_results(tmp_path)

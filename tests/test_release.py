@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from causalverify.cli import main
+from causalverify.models import ModelAccess
 from causalverify.release import (
     ReportSettings,
     freeze_run,
@@ -49,7 +50,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         models=MODELS,
         languages=("r",),
         workers=2,
-        cache_path=root / "cache.sqlite",
+        access=ModelAccess(cache_path=root / "cache.sqlite"),
         command_line=(sys.executable, "-m", "causalverify", "run", "--out", str(root / "run")),
     )
     run_benchmark(config)

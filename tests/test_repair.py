@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from causalverify.analysis import pass_at_k
-from causalverify.models import ResponseCache, RetryPolicy, get_provider
+from causalverify.models import ModelAccess, ResponseCache, RetryPolicy, get_provider
 from causalverify.models.base import Provider
 from causalverify.records import CellRecord, ExecResult
 from causalverify.reference import write_response
@@ -77,7 +77,7 @@ class Fixer:
 
 
 def run(config: RunConfig, server: FakeOpenAIServer) -> RunSummary:
-    cache = ResponseCache(config.cache_path)
+    cache = ResponseCache(config.access.cache_path)
 
     def make_provider(spec: str) -> Provider:
         return get_provider(spec, base_url=server.url, cache=cache, retry_policy=RETRY)
@@ -100,8 +100,7 @@ def _config(suite: Path, out: Path, **changes: Any) -> RunConfig:
         models=("openai/fixer",),
         languages=("python",),
         workers=2,
-        model_concurrency=2,
-        cache_path=out.parent / f"{out.name}-cache.sqlite",
+        access=ModelAccess(concurrency=2, cache_path=out.parent / f"{out.name}-cache.sqlite"),
         mode="repair",
         max_turns=3,
     )

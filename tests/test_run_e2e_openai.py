@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from causalverify.models import ResponseCache, RetryPolicy, get_provider
+from causalverify.models import ModelAccess, ResponseCache, RetryPolicy, get_provider
 from causalverify.models.base import Provider
 from causalverify.reference import write_response
 from causalverify.runner import RunConfig, RunSummary, default_stages, run_benchmark
@@ -100,7 +100,7 @@ EXPECTED = {
 
 
 def run(config: RunConfig, server: FakeOpenAIServer) -> RunSummary:
-    cache = ResponseCache(config.cache_path)
+    cache = ResponseCache(config.access.cache_path)
 
     def make_provider(spec: str) -> Provider:
         return get_provider(
@@ -123,8 +123,7 @@ def test_faults_statuses_cache_and_costs(
         models=("openai/model-a", "openai/model-b"),
         languages=("r",),
         workers=2,
-        model_concurrency=4,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(concurrency=4, cache_path=tmp_path / "cache.sqlite"),
     )
     with FakeOpenAIServer(responder=script) as server:
         first = run(config, server)

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from causalverify.errors import ProviderError, SandboxUnavailableError, StoreError
+from causalverify.models import ModelAccess
 from causalverify.models.base import CellContext, ModelOptions
 from causalverify.runner import (
-    LocalPoolExecutor,
     ProgressEvent,
     RunConfig,
     Stages,
@@ -330,6 +330,15 @@ def test_incompatible_store_is_refused(tmp_path: Path) -> None:
         world.run(world.config(models=["fake/good"]))
     with pytest.raises(StoreError, match="protocol"):
         world.run(world.config(models=["fake/good", "fake/wrong"], protocol="paper"))
+    # the model access: options and the server are settings of the results, the calls in
+    # flight are not
+    both = ["fake/good", "fake/wrong"]
+    hotter = ModelAccess(options=ModelOptions(temperature=0.3))
+    with pytest.raises(StoreError, match="model_options"):
+        world.run(world.config(models=both, access=hotter))
+    with pytest.raises(StoreError, match="base_url"):
+        world.run(world.config(models=both, access=ModelAccess(base_url="http://127.0.0.1:9/v1")))
+    assert world.run(world.config(models=both, access=ModelAccess(concurrency=1))).skipped == 12
 
 
 def test_setup_errors_stop_the_run_and_keep_finished_cells(tmp_path: Path) -> None:
@@ -344,15 +353,6 @@ def test_setup_errors_stop_the_run_and_keep_finished_cells(tmp_path: Path) -> No
         other.run(other.config(models=["fake/good", "fake/prose"]))
     with RunStore.open(other.out) as store:  # cells that never needed the sandbox are kept
         assert {r.status for r in store.iter_cells()} <= {"no_code"}
-
-
-def test_local_pool_executor() -> None:
-    pool = LocalPoolExecutor(2)
-    futures = [pool.submit(pow, 2, k) for k in range(5)]
-    assert [f.result() for f in futures] == [1, 2, 4, 8, 16]
-    pool.shutdown()
-    with pytest.raises(ValueError, match="at least 1"):
-        LocalPoolExecutor(0)
 
 
 def test_config_validation(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from causalverify.models import get_provider
+from causalverify.models import ModelAccess, get_provider
 from causalverify.runner import REFERENCE_PANEL, RunConfig, default_stages, run_benchmark
 from causalverify.sandbox import ExecResult, Limits
 from causalverify.sandbox.bwrap import BwrapSandbox
@@ -234,7 +234,7 @@ def _panel_cells(root: Path, suite: Path, warm: bool) -> dict[tuple[str, ...], d
         out_dir=root / ("warm" if warm else "cold"),
         languages=("python",),
         workers=2,
-        cache_path=root / "cache.sqlite",
+        access=ModelAccess(cache_path=root / "cache.sqlite"),
         warm=warm,
     )
     run_benchmark(config)
@@ -291,7 +291,7 @@ def test_a_cell_that_closes_its_descriptors_is_a_stored_timeout(
         languages=("python",),
         limit=2,
         workers=2,
-        cache_path=tmp_path / "cache.sqlite",
+        access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
         warm=warm_path,
         limits=Limits(wall_seconds=3, cpu_seconds=10, memory_mb=1024, max_processes=32),
     )

@@ -1,26 +1,27 @@
 """Elicit confidences for the stored answers of a run: cached, resumable and concurrent.
 
 Every stored cell with a non-empty Experiment B answer is shown to the model that wrote it (the
-same provider spec) with :func:`~causalverify.calibration.prompts.calibration_messages`. Calls run
-on a bounded thread pool; the calling thread is the only writer of the store and writes each row
-in its own transaction as soon as it is answered, so an interrupted elicitation continues where it
-stopped. Rows with status ``api_error`` are asked again on the next run; all others are final.
+same provider spec) with :func:`~causalverify.calibration.prompts.calibration_messages`. Calls go
+through the dispatch engine; the calling thread is the only writer of the store and writes each
+row in its own transaction as soon as it is answered, so an interrupted elicitation continues
+where it stopped. Which rows are done is the engine's
+:class:`~causalverify.runner.engine.Ledger`: rows with status ``api_error`` are asked again on
+the next run; all others are final.
 """
 
 from __future__ import annotations
 
 import functools
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from causalverify.calibration.parse import parse_confidences
 from causalverify.calibration.prompts import calibration_messages, context_protocol
 from causalverify.errors import SetupError, SuiteError
-from causalverify.models import CellContext, Model, ModelOptions, ask
+from causalverify.models import CellContext, Model, ModelAccess, ModelOptions, ask
 from causalverify.records import (
     CellKey,
     CellRecord,
@@ -29,14 +30,7 @@ from causalverify.records import (
     ScenarioBrief,
     messages_sha256,
 )
-from causalverify.runner.engine import (
-    Engine,
-    Job,
-    ProgressEvent,
-    Tally,
-    is_pending,
-    model_factory,
-)
+from causalverify.runner.engine import Engine, Job, Ledger, ProgressEvent
 from causalverify.runner.meta import suite_fingerprint
 from causalverify.runner.suite import balanced_subset
 from causalverify.scenarios import load_suite
@@ -45,8 +39,6 @@ from causalverify.store.sqlite import RunStore, writer_lock
 
 if TYPE_CHECKING:
     from causalverify.scenarios.model import Scenario
-
-ProgressKind = Literal["start", "cell", "done"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,16 +54,10 @@ class CalibrationConfig:
         except ``replay/…`` ones, which hold answers only to Experiment B prompts.
     protocol
         The calibration prompt, ``"default"`` or ``"paper"``.
-    workers
-        Model calls in flight at the same time.
-    base_url
-        Server URL for API providers; ``None`` uses the run's.
-    cache_path
-        The response cache; ``None`` uses the user-wide default cache.
-    max_requests_per_minute
-        Client-side rate limit for API providers.
-    prices
-        Token price overrides (as ``run --prices``), for the cost of API answers.
+    access
+        How the models are reached (:class:`~causalverify.models.ModelAccess`); a ``base_url``
+        of ``None`` uses the run's. The generation options are always the run's (temperature,
+        max tokens, reasoning effort), whatever ``access.options`` holds.
     suite_dir
         The run's suite folder, when it has moved since the run (default: the recorded path).
     command_line
@@ -84,11 +70,7 @@ class CalibrationConfig:
     run_dir: Path
     models: tuple[str, ...] | None = None
     protocol: CalibrationProtocol = "default"
-    workers: int = 4
-    base_url: str | None = None
-    cache_path: Path | None = None
-    max_requests_per_minute: float | None = None
-    prices: dict[str, Any] | None = None
+    access: ModelAccess = field(default_factory=ModelAccess)
     suite_dir: Path | None = None
     command_line: tuple[str, ...] = ()
     limit: int | None = None
@@ -96,8 +78,6 @@ class CalibrationConfig:
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"limit must be at least 1, got {self.limit}")
-        if self.workers < 1:
-            raise ValueError(f"workers must be at least 1, got {self.workers}")
         if self.protocol not in ("default", "paper"):
             raise ValueError(f"protocol must be 'default' or 'paper', got {self.protocol!r}")
 
@@ -231,15 +211,12 @@ def _options(meta: dict[str, Any]) -> ModelOptions:
     )
 
 
-def _default_factory(config: CalibrationConfig, meta: dict[str, Any]) -> Callable[[str], Model]:
-    """The run's models as the run made them (its server, prices and cache), unless the config
-    names another server."""
-    return model_factory(
-        base_url=config.base_url if config.base_url is not None else meta.get("base_url"),
-        cache_path=config.cache_path,
-        prices=config.prices,
-        max_requests_per_minute=config.max_requests_per_minute,
-    )
+def run_access(config: CalibrationConfig, meta: dict[str, Any]) -> ModelAccess:
+    """How the run's models are reached: the config's access, with the run's server unless the
+    config names another, and the run's generation options."""
+    access = config.access
+    base_url = access.base_url if access.base_url is not None else meta.get("base_url")
+    return access.replace(base_url=base_url, options=_options(meta))
 
 
 def _tasks(
@@ -301,32 +278,29 @@ def calibrate_run(
         eligible = [
             c for c in cells if c.response is not None and (c.response.content or "").strip()
         ]
+        by_key = {c.key.as_tuple(): c for c in eligible}
         stored = store.calibration_statuses(config.protocol)
-        todo = [c for c in eligible if is_pending(stored, c.key.as_tuple())]
-        pending = {c.key.as_tuple() for c in todo}
-        skipped = Counter(
-            stored[c.key.as_tuple()] for c in eligible if c.key.as_tuple() not in pending
-        )
+        ledger = Ledger(list(by_key), stored, task="confidences", progress=progress)
         store.set_meta({"calibration": _meta_entry(meta, config, models)})
-        run = _Dispatch(store, progress, total=len(eligible), skipped=skipped)
-        run.emit("start")
-        if todo:
+        access = run_access(config, meta)
+        tasks: Iterator[_Task] = iter(())
+        if ledger.todo:
             suite = _load_suite(meta, config.suite_dir)
-            factory = make_provider or _default_factory(config, meta)
+            todo = [by_key[k] for k in ledger.todo]
             tasks = _tasks(todo, suite, config.protocol, float(meta.get("tolerance", 0.5)))
-            run.go(tasks, factory, _options(meta), config)
-        run.emit("done")
+        factory = make_provider or (access.factory() if ledger.todo else None)
+        _elicit_all(store, ledger, tasks, factory, access, config.protocol)
     return CalibrationSummary(
         run_dir=config.run_dir,
         protocol=config.protocol,
         models=models,
         total=len(eligible),
-        skipped=sum(skipped.values()),
-        computed=run.computed,
+        skipped=ledger.skipped,
+        computed=ledger.computed,
         not_eligible=len(cells) - len(eligible),
-        requests=run.tally.requests,
-        cost_usd=run.tally.cost_usd,
-        counts=dict(sorted(run.counts.items())),
+        requests=ledger.tally.requests,
+        cost_usd=ledger.tally.cost_usd,
+        counts=dict(sorted(ledger.counts.items())),
         wall_seconds=time.perf_counter() - started,
     )
 
@@ -343,55 +317,21 @@ def _meta_entry(
     return entry
 
 
-class _Dispatch:
-    """Feeds the calibration prompts to the engine and stores each row as it arrives."""
+def _elicit_all(
+    store: RunStore,
+    ledger: Ledger[Any],
+    tasks: Iterator[_Task],
+    factory: Callable[[str], Model] | None,
+    access: ModelAccess,
+    protocol: CalibrationProtocol,
+) -> None:
+    """Ask every task through the engine and store each row as it arrives."""
 
-    def __init__(
-        self,
-        store: RunStore,
-        progress: Callable[[CalibrationProgress], None] | None,
-        *,
-        total: int,
-        skipped: Counter[str],
-    ) -> None:
-        self.store, self.progress, self.total = store, progress, total
-        self.skipped = sum(skipped.values())
-        self.counts: Counter[str] = Counter(skipped)
-        self.computed = 0
-        self.tally = Tally()
+    def finish(record: CalibrationRecord) -> None:
+        store.put_calibration(record)
+        ledger.finished(record.status, record.key.model, [record.response], record)
 
-    def go(
-        self,
-        tasks: Iterator[_Task],
-        factory: Callable[[str], Model],
-        options: ModelOptions,
-        config: CalibrationConfig,
-    ) -> None:
-        protocol = config.protocol
-        jobs = (
-            Job(t.cell.key.model, functools.partial(elicit, t, options=options, protocol=protocol))
-            for t in tasks
-        )
-        with Engine(factory, concurrency=config.workers, name="cv-calibrate") as engine:
-            engine.run(jobs, self._finish)
-
-    def _finish(self, record: CalibrationRecord) -> None:
-        self.store.put_calibration(record)
-        self.computed += 1
-        self.counts[record.status] += 1
-        self.tally.add(record.key.model, record.response)
-        self.emit("cell", record)
-
-    def emit(self, kind: ProgressKind, record: CalibrationRecord | None = None) -> None:
-        if self.progress is not None:
-            self.progress(
-                ProgressEvent(
-                    kind=kind,
-                    task="confidences",
-                    total=self.total,
-                    done=self.skipped + self.computed,
-                    skipped=self.skipped,
-                    counts=dict(self.counts),
-                    record=record,
-                )
-            )
+    call = functools.partial(elicit, options=access.options, protocol=protocol)
+    jobs = (Job(t.cell.key.model, functools.partial(call, t)) for t in tasks)
+    with Engine(factory, concurrency=access.concurrency, name="cv-calibrate") as engine:
+        engine.run(jobs, finish, ledger=ledger)

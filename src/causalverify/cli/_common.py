@@ -259,21 +259,29 @@ def step_progress(quiet: bool) -> Iterator[Any]:
 
 @contextmanager
 def engine_progress(console: Any, quiet: bool, label: str) -> Iterator[Any]:
-    """The progress bar of work the dispatch engine runs (a run, the calibration arm): done out
-    of total with an ETA, the count of every status so far, and the model retries as they
-    happen. Yields the callback for the engine's progress events, or ``None`` when quiet."""
+    """The progress bar of work the dispatch engine runs (a run, the calibration arm,
+    Experiment A): done out of total with an ETA, the count of every status so far, and the
+    model retries as they happen; a command that runs several tasks (the two arms of the RID
+    ablation) gets a bar per task, named by the events. ``label`` names the bar until the first
+    event. Yields the callback for the engine's progress events, or ``None`` when quiet."""
     if quiet:
         yield None
         return
-    bar = status_progress(console, *eta_columns(label))
-    task = bar.add_task(label, total=None)
+    bar = status_progress(console, *eta_columns("{task.description}"))
+    first = bar.add_task(label, total=None)
+    rows: dict[str, Any] = {}
 
     def callback(event: Any) -> None:
         bar.counts = "  ".join(f"{k} {v}" for k, v in sorted(event.counts.items()))
+        row = rows.get(event.task)
+        if row is None:
+            row = first if not rows else bar.add_task(event.task, total=event.total)
+            rows[event.task] = row
+            bar.update(row, description=event.task)
         if event.kind == "start":
-            bar.reset(task, total=event.total, completed=event.done)
+            bar.reset(row, total=event.total, completed=event.done)
         else:
-            bar.update(task, completed=event.done)
+            bar.update(row, completed=event.done)
 
     with watch_retries() as retries, bar:
         bar.retries = retries

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from causalverify.models import ModelAccess, ModelOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -100,6 +103,30 @@ def model_concurrency_option(default: int = 8) -> Callable[[F], F]:
         )(func)
 
     return decorate
+
+
+def model_access(
+    *,
+    concurrency: int,
+    base_url: str | None = None,
+    cache_path: Path | None = None,
+    prices_path: Path | None = None,
+    max_rpm: float | None = None,
+    options: ModelOptions | None = None,
+) -> ModelAccess:
+    """The :class:`~causalverify.models.ModelAccess` of a command, from its model-access
+    options (``--model-concurrency``, ``--base-url``, ``--cache``, ``--prices``, ``--max-rpm``
+    and the generation options of ``run``)."""
+    from causalverify.models import ModelAccess, ModelOptions, load_prices
+
+    return ModelAccess(
+        base_url=base_url,
+        cache_path=cache_path,
+        prices=load_prices(prices_path) if prices_path is not None else None,
+        max_requests_per_minute=max_rpm,
+        concurrency=concurrency,
+        options=options if options is not None else ModelOptions(),
+    )
 
 
 #: ``--quiet``: no progress bar

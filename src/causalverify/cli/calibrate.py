@@ -18,6 +18,7 @@ from causalverify.cli._common import (
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
+    model_access,
     model_concurrency_option,
     prices_option,
     quiet_option,
@@ -83,7 +84,6 @@ def calibrate(
     from rich.console import Console
 
     from causalverify.calibration import CalibrationConfig, calibrate_run
-    from causalverify.models import load_prices
 
     err = Console(stderr=True)
     try:
@@ -91,10 +91,12 @@ def calibrate(
             run_dir=run_dir,
             models=_split(models),
             protocol=protocol,
-            workers=workers,
-            base_url=base_url,
-            cache_path=cache_path,
-            prices=load_prices(prices_path) if prices_path is not None else None,
+            access=model_access(
+                concurrency=workers,
+                base_url=base_url,
+                cache_path=cache_path,
+                prices_path=prices_path,
+            ),
             suite_dir=suite_dir,
             limit=limit,
             command_line=tuple(["causalverify", *sys.argv[1:]]),

@@ -14,16 +14,16 @@ from causalverify.cli._common import (
     cost_text,
     echo,
     echo_json,
+    engine_progress,
     friendly_errors,
     json_for_terminal,
     plain,
-    status_progress,
-    watch_retries,
 )
 from causalverify.cli._options import (
     base_url_option,
     cache_option,
     max_rpm_option,
+    model_access,
     model_concurrency_option,
     prices_option,
     quiet_option,
@@ -66,47 +66,19 @@ def _settings(
     as_json: bool,
     prices_path: Path | None,
 ) -> Iterator[Any]:
-    from causalverify.models import load_prices
-    from causalverify.papers.run import AskSettings, Progress
-
-    if quiet or as_json:
-        yield AskSettings(
-            workers=workers,
-            base_url=base_url,
-            cache_path=cache_path,
-            max_requests_per_minute=max_rpm,
-            prices=load_prices(prices_path) if prices_path is not None else None,
-        )
-        return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    bar = status_progress(
-        Console(stderr=True),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[counts]}"),
+    from causalverify.papers.run import AskSettings
+
+    access = model_access(
+        concurrency=workers,
+        base_url=base_url,
+        cache_path=cache_path,
+        prices_path=prices_path,
+        max_rpm=max_rpm,
     )
-    tasks: dict[str, Any] = {}
-
-    def callback(event: Progress) -> None:
-        counts = " ".join(f"{k}={v}" for k, v in event.counts.items())
-        if event.task not in tasks:
-            tasks[event.task] = bar.add_task(event.task, total=event.total, counts=counts)
-        bar.update(tasks[event.task], completed=event.done, counts=counts)
-
-    with watch_retries() as retries, bar:
-        bar.retries = retries
-        yield AskSettings(
-            workers=workers,
-            base_url=base_url,
-            cache_path=cache_path,
-            max_requests_per_minute=max_rpm,
-            prices=load_prices(prices_path) if prices_path is not None else None,
-            progress=callback,
-        )
+    with engine_progress(Console(stderr=True), quiet or as_json, "prompts") as callback:
+        yield AskSettings(access=access, progress=callback)
 
 
 def _echo_summary(

@@ -20,6 +20,7 @@ from causalverify.cli._options import (
     base_url_option,
     cache_option,
     max_rpm_option,
+    model_access,
     prices_option,
     quiet_option,
     warm_option,
@@ -230,7 +231,7 @@ def run(
     """Run models through a suite; rerunning the same command resumes where it stopped."""
     from rich.console import Console
 
-    from causalverify.models import load_prices
+    from causalverify.models import ModelOptions
     from causalverify.runner import REFERENCE_PANEL, RunConfig, default_workers, run_benchmark
     from causalverify.runner.suite import ensure_suite
 
@@ -248,7 +249,19 @@ def run(
             languages=languages,
             samples=samples,
             workers=workers or default_workers(),
-            model_concurrency=model_concurrency,
+            access=model_access(
+                concurrency=model_concurrency,
+                base_url=base_url,
+                cache_path=cache_path,
+                prices_path=prices_path,
+                max_rpm=max_rpm,
+                options=ModelOptions(
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    reasoning_effort=reasoning_effort,
+                    seed=seed,
+                ),
+            ),
             limit=limit,
             protocol=protocol,
             profile=profile,
@@ -256,14 +269,6 @@ def run(
             extractor=extractor,
             judge_model=judge_model,
             declare=declare,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            reasoning_effort=reasoning_effort,
-            seed=seed,
-            base_url=base_url,
-            cache_path=cache_path,
-            prices=load_prices(prices_path) if prices_path is not None else None,
-            max_requests_per_minute=max_rpm,
             unsafe=unsafe,
             warm=warm,
             executor=executor,  # type: ignore[arg-type]
@@ -287,7 +292,7 @@ def run(
         extra = {"repair": repair} if repair is not None else {}
         echo_json({**plain(summary), "store": str(summary.run_dir / "run.sqlite"), **extra})
     else:
-        _print_summary(summary, Console(), repair, config.prices)
+        _print_summary(summary, Console(), repair, config.access.prices)
     if summary.counts.get("api_error", 0):
         sys.exit(EXIT_INCOMPLETE)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from causalverify.errors import ProviderError
+from causalverify.models.access import ModelAccess
 from causalverify.models.anthropic_provider import AnthropicProvider
 from causalverify.models.base import CellContext, Model, ModelOptions, OfflineAgent, Provider, ask
 from causalverify.models.cache import ResponseCache, default_cache_path
@@ -29,6 +30,7 @@ __all__ = [
     "OFFLINE_KINDS",
     "CellContext",
     "Model",
+    "ModelAccess",
     "ModelOptions",
     "OfflineAgent",
     "Price",

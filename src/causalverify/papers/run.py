@@ -1,26 +1,26 @@
 """Ask models the Experiment A prompts: answers, labels, RID answers and S3 judgements.
 
-Every call goes through the same providers as Experiment B (:func:`causalverify.models.
-get_provider` with the response cache). Calls run on a bounded thread pool; the calling thread
-is the only writer of :class:`~causalverify.papers.store.PaperStore` and stores each row as it
-arrives, so an interrupted run resumes where it stopped.
+Every call goes through the same providers as Experiment B (one
+:class:`~causalverify.models.ModelAccess`: server, response cache, prices, rate limit) and the
+dispatch engine. The calling thread is the only writer of
+:class:`~causalverify.papers.store.PaperStore` and stores each row as it arrives, so an
+interrupted run resumes where it stopped (the engine's
+:class:`~causalverify.runner.engine.Ledger` says which rows are done).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from causalverify.errors import SetupError
-from causalverify.models import Model, ModelOptions, ask
+from causalverify.models import Model, ModelAccess, ModelOptions, ask
 from causalverify.papers.heuristic import PaperAgent
 from causalverify.papers.prompts import Arm, Layer, judge_messages, label_messages, paper_messages
 from causalverify.papers.records import PaperRecord, default_corpus_path, load_papers
@@ -28,11 +28,10 @@ from causalverify.papers.store import Exchange, PaperStore, Table
 from causalverify.records import Message, ModelResponse, messages_sha256
 from causalverify.runner.engine import (
     Engine,
+    Ledger,
+    ProgressCallback,
     ProgressEvent,
-    Tally,
     answer_status,
-    is_pending,
-    model_factory,
 )
 from causalverify.runner.engine import Job as EngineJob
 from causalverify.sampling import evenly
@@ -70,47 +69,28 @@ class AskSummary:
 
 @dataclass(frozen=True, kw_only=True)
 class AskSettings:
-    """How to reach the models.
+    """How Experiment A asks its models: the one model access, and two hooks.
 
     Parameters
     ----------
-    workers
-        Calls in flight at the same time.
-    base_url
-        Server URL for API providers.
-    cache_path
-        The response cache (``None``: the user-wide default).
-    max_requests_per_minute
-        Client-side rate limit for API providers.
-    prices
-        Token price overrides (as ``run --prices``), for the cost of API answers.
-    options
-        Generation options (``None``: the defaults).
+    access
+        How the models are reached (server, cache, prices, rate limit, calls in flight,
+        generation options).
     make_provider
-        Overrides provider creation (tests).
+        Overrides model creation (tests); default: :func:`default_factory`.
     progress
         Called with a :class:`Progress` at the start, after each row and at the end.
     """
 
-    workers: int = 4
-    base_url: str | None = None
-    cache_path: Path | None = None
-    max_requests_per_minute: float | None = None
-    prices: dict[str, Any] | None = None
-    options: ModelOptions | None = None
+    access: ModelAccess = field(default_factory=ModelAccess)
     make_provider: ProviderFactory | None = None
-    progress: Callable[[Progress], None] | None = None
+    progress: ProgressCallback | None = None
 
 
-def default_factory(settings: AskSettings) -> ProviderFactory:
-    """Models from :func:`causalverify.models.get_provider`, with the response cache; a
-    ``reference/<agent>`` spec is the agent's Experiment A answerer (:class:`PaperAgent`)."""
-    models = model_factory(
-        base_url=settings.base_url,
-        cache_path=settings.cache_path,
-        prices=settings.prices,
-        max_requests_per_minute=settings.max_requests_per_minute,
-    )
+def default_factory(access: ModelAccess) -> ProviderFactory:
+    """Models made by ``access``; a ``reference/<agent>`` spec is the agent's Experiment A
+    answerer (:class:`PaperAgent`)."""
+    models = access.factory()
 
     def make(spec: str) -> Model:
         kind, _, agent = spec.strip().partition("/")
@@ -143,59 +123,31 @@ def ask_all(
     ProviderError, SetupError
         If a provider cannot be created or fails for good; rows stored so far are kept.
     """
-    options = settings.options or ModelOptions()
+    access = settings.access
     statuses = {t: store.statuses(t) for t in {j.table for j in jobs}}
-    todo = [j for j in jobs if is_pending(statuses[j.table], j.key)]
-    counts: Counter[str] = Counter(
-        statuses[j.table][j.key] for j in jobs if not is_pending(statuses[j.table], j.key)
-    )
-    skipped = len(jobs) - len(todo)
-    emit = _emitter(settings, task, len(jobs), skipped)
-    emit("start", skipped, counts)
-    factory = settings.make_provider or (default_factory(settings) if todo else None)
-    tally, asked = Tally(), 0
+    stored = {(t, key): status for t, rows in statuses.items() for key, status in rows.items()}
+    ledger = Ledger([(j.table, j.key) for j in jobs], stored, task=task, progress=settings.progress)
+    pending = set(ledger.todo)
+    todo = [j for j in jobs if (j.table, j.key) in pending]
+    factory = settings.make_provider or (default_factory(access) if todo else None)
 
     def finish(result: tuple[Job, Exchange]) -> None:
-        nonlocal asked
         job, exchange = result
         store.put(job.table, job.key, exchange)
-        asked += 1
-        counts[exchange.status] += 1
-        tally.add(job.model, exchange.response)
-        emit("cell", skipped + asked, counts)
+        ledger.finished(exchange.status, job.model, [exchange.response])
 
-    calls = (EngineJob(j.model, functools.partial(_call, j, options=options)) for j in todo)
-    with Engine(factory, concurrency=settings.workers, name="cv-papers") as engine:
-        engine.run(calls, finish)
-    emit("done", skipped + asked, counts)
+    calls = (EngineJob(j.model, functools.partial(_call, j, options=access.options)) for j in todo)
+    with Engine(factory, concurrency=access.concurrency, name="cv-papers") as engine:
+        engine.run(calls, finish, ledger=ledger)
     return AskSummary(
         task,
         len(jobs),
-        skipped,
-        asked,
-        tally.requests,
-        tally.cost_usd,
-        dict(sorted(counts.items())),
+        ledger.skipped,
+        ledger.computed,
+        ledger.tally.requests,
+        ledger.tally.cost_usd,
+        dict(sorted(ledger.counts.items())),
     )
-
-
-def _emitter(
-    settings: AskSettings, task: str, total: int, skipped: int
-) -> Callable[[Any, int, Counter[str]], None]:
-    def emit(kind: Any, done: int, counts: Counter[str]) -> None:
-        if settings.progress is not None:
-            settings.progress(
-                ProgressEvent(
-                    kind=kind,
-                    task=task,
-                    total=total,
-                    done=done,
-                    skipped=skipped,
-                    counts=dict(sorted(counts.items())),
-                )
-            )
-
-    return emit
 
 
 def corpus_for(store: PaperStore, corpus: Path | None = None) -> tuple[PaperRecord, ...]:

@@ -32,6 +32,7 @@ import pandas as pd
 
 from causalverify.errors import StoreError
 from causalverify.families import LANGUAGES, Language
+from causalverify.models import ModelAccess
 from causalverify.published._release import SCENARIO_DIR
 from causalverify.published.compare import Comparison, compare_run, scenario_number, summarize
 from causalverify.published.handlabels import (
@@ -237,7 +238,7 @@ def replay_devset(
                 protocol="paper",
                 profile="paper",
                 workers=workers or default_workers(),
-                cache_path=work / "cache.sqlite",
+                access=ModelAccess(cache_path=work / "cache.sqlite"),
             )
             summary = run_benchmark(config, suite=Suite(suite.root, scenarios, dict(suite.meta)))
             computed, kept = computed + summary.computed, kept + summary.skipped

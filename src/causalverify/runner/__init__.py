@@ -1,5 +1,5 @@
-"""Orchestration of a benchmark run; the dispatch engine every command that asks models uses;
-the ``Executor`` seam behind which executions run; rescoring a stored run."""
+"""Orchestration of a benchmark run; the dispatch engine every command that asks models uses,
+with its resume and progress bookkeeping; rescoring a stored run."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from causalverify.runner.engine import (
     RETRY_STATUSES,
     Engine,
     Job,
+    Ledger,
+    Stage,
     Tally,
     answer_status,
+    holds_answers,
     is_pending,
-    model_factory,
 )
-from causalverify.runner.executor import Executor, LocalPoolExecutor
 from causalverify.runner.meta import merge_meta, suite_fingerprint
 from causalverify.runner.rescore import score_run
 from causalverify.runner.run import plan_cells, run_benchmark
@@ -24,21 +25,21 @@ __all__ = [
     "REFERENCE_PANEL",
     "RETRY_STATUSES",
     "Engine",
-    "Executor",
     "Job",
-    "LocalPoolExecutor",
+    "Ledger",
     "ModelSummary",
     "ProgressEvent",
     "RunConfig",
     "RunSummary",
+    "Stage",
     "Stages",
     "Tally",
     "answer_status",
     "default_stages",
     "default_workers",
+    "holds_answers",
     "is_pending",
     "merge_meta",
-    "model_factory",
     "plan_cells",
     "run_benchmark",
     "score_run",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from causalverify.families import LANGUAGES, Language
+from causalverify.models.access import ModelAccess
 from causalverify.runner.budget import ScoringBudget
 from causalverify.sandbox.base import Limits
 
@@ -54,8 +55,11 @@ class RunConfig:
         Independent answers per (scenario, model, language); sample ``k`` enters the cache key.
     workers
         Cells executing in the sandbox at the same time.
-    model_concurrency
-        Model calls in flight at the same time (across all models).
+    access
+        How the models are reached (:class:`~causalverify.models.ModelAccess`): server URL,
+        response cache (``None``: the user-wide default), prices, rate limit, model calls in
+        flight at the same time (across all models) and the generation options; sample ``k``
+        of a cell asks with ``seed + k``.
     limit
         Use only ``limit`` scenarios, spread evenly over the design families
         (:func:`~causalverify.runner.suite.balanced_subset`).
@@ -71,13 +75,6 @@ class RunConfig:
         Ask a cell whose script printed no ``ESTIMATE:`` line, or whose extraction is undecided,
         which printed number is its estimate (:mod:`causalverify.runner.declare`); only under
         the ``default`` protocol and never for replayed answers.
-    temperature, max_tokens, reasoning_effort, request_timeout, seed
-        Model options (see :class:`causalverify.models.ModelOptions`); sample ``k`` of a cell
-        asks with ``seed + k``.
-    base_url, max_requests_per_minute, prices
-        Provider settings for API models.
-    cache_path
-        The response cache; ``None`` uses the user-wide default cache.
     unsafe
         Run code without the sandbox (development only; recorded in the metadata).
     executor, scheduler
@@ -107,7 +104,7 @@ class RunConfig:
     languages: tuple[Language, ...] = LANGUAGES
     samples: int = 1
     workers: int = field(default_factory=default_workers)
-    model_concurrency: int = 8
+    access: ModelAccess = field(default_factory=ModelAccess)
     limit: int | None = None
     protocol: Protocol = "default"
     profile: Profile = "default"
@@ -115,15 +112,6 @@ class RunConfig:
     extractor: Extractor = "deterministic"
     judge_model: str | None = None
     declare: bool = True
-    temperature: float | None = None
-    max_tokens: int = 8192
-    reasoning_effort: str | None = None
-    request_timeout: float = 300.0
-    seed: int | None = None
-    base_url: str | None = None
-    max_requests_per_minute: float | None = None
-    prices: dict[str, Any] | None = None
-    cache_path: Path | None = None
     unsafe: bool = False
     warm: bool | None = None
     executor: Literal["local", "dask"] = "local"
@@ -141,11 +129,7 @@ class RunConfig:
             raise ValueError("a run needs at least one language")
         if len(set(self.models)) != len(self.models):
             raise ValueError(f"models are repeated: {', '.join(self.models)}")
-        for name, value in (
-            ("samples", self.samples),
-            ("workers", self.workers),
-            ("model_concurrency", self.model_concurrency),
-        ):
+        for name, value in (("samples", self.samples), ("workers", self.workers)):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
         if self.executor not in ("local", "dask"):

@@ -5,32 +5,37 @@ What it owns:
 
 - **concurrency**: at most ``concurrency`` model calls run at once, on the engine's own thread
   pool, and the queue ahead of them stays bounded, so jobs are made only as they are needed;
-- **a second stage**: a finished call may hand its result to another pool (a run executes the
-  answer's code in the sandbox there) and the engine waits for that too;
+- **a second stage**: a finished call may hand its result to a :class:`Stage` (a run executes
+  the answer's code in the sandbox there), which runs on a second pool of ``stage_workers``
+  threads, and the engine waits for that too;
 - **one writer**: every finished job is passed to ``finish`` on the calling thread, so a store
   written there is written by one thread, one job at a time, as soon as the job is done;
 - **model lifetime**: a model is made the first time a job names it (or handed in ready made)
   and closed when the engine stops, whatever stopped it;
-- **accounting**: requests, tokens and cost of the answers that were not cached
-  (:class:`Tally`), and the count of every status so far, for progress;
-- **resume**: :data:`RETRY_STATUSES` is the one list of stored statuses that are asked again.
+- **resume and progress** (:class:`Ledger`): which keys of a task are done (stored with a final
+  status) and skipped, which are asked now, whether a store holds any answer (a store without
+  one takes changed settings as a new one would), the count of every status, the requests,
+  tokens and cost of the answers paid for (:class:`Tally`), and the :class:`ProgressEvent` s;
+  :data:`RETRY_STATUSES` is the one list of stored statuses that are asked again.
 
 Retries, rate limits and the response cache live in the models themselves
-(:mod:`causalverify.models`), so they apply wherever a model is asked.
+(:mod:`causalverify.models`, reached through one
+:class:`~causalverify.models.ModelAccess`), so they apply wherever a model is asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
-from causalverify.models import Model, ResponseCache, get_provider, is_offline
+from causalverify.models import Model, is_offline
 from causalverify.records import ModelResponse
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 #: stored statuses that a resumed command asks again (the model never answered); every other
 #: status is final
@@ -85,6 +90,14 @@ class Job(Generic[T]):
     call: Callable[[Model], T]
 
 
+@dataclass(frozen=True)
+class Stage(Generic[T]):
+    """Work that follows a model call off the model pool: ``call()`` runs on the engine's second
+    pool (``stage_workers`` threads; a run executes an answer's code in the sandbox there)."""
+
+    call: Callable[[], T]
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProgressEvent:
     """A step of work done through the engine, the one progress report of a run, the
@@ -109,27 +122,80 @@ class ProgressEvent:
 ProgressCallback = Callable[[ProgressEvent], None]
 
 
-def model_factory(
-    *,
-    base_url: str | None = None,
-    cache_path: Path | None = None,
-    prices: Mapping[str, Any] | None = None,
-    max_requests_per_minute: float | None = None,
-) -> Callable[[str], Model]:
-    """The models every command uses: :func:`~causalverify.models.get_provider` with one
-    response cache, the server URL, the price overrides and the client-side rate limit."""
-    cache = ResponseCache(cache_path)
+class Ledger(Generic[K]):
+    """Resume and progress of one task through the engine.
 
-    def make(spec: str) -> Model:
-        return get_provider(
-            spec,
-            base_url=base_url,
-            cache=cache,
-            prices=prices,
-            max_requests_per_minute=max_requests_per_minute,
-        )
+    Parameters
+    ----------
+    keys
+        Every job of the task, in the order it is asked.
+    stored
+        The status stored for each key done before (a key not in it was never asked).
+    task
+        What the progress events call the work.
+    progress
+        Called with a :class:`ProgressEvent` at the start, after every finished job and at the
+        end (see :meth:`Engine.run`).
 
-    return make
+    A key stored with a final status is done and skipped (its status counted from the start);
+    one never stored, or stored with a status of :data:`RETRY_STATUSES`, is asked now
+    (:attr:`todo`).
+    """
+
+    def __init__(
+        self,
+        keys: Sequence[K],
+        stored: Mapping[K, str],
+        *,
+        task: str,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        self.keys = list(keys)
+        self.task, self.progress = task, progress
+        self.todo: list[K] = [k for k in self.keys if is_pending(stored, k)]
+        pending = set(self.todo)
+        #: the statuses of the keys kept from before
+        self.kept: Counter[str] = Counter(str(stored[k]) for k in self.keys if k not in pending)
+        self.counts: Counter[str] = Counter(self.kept)
+        self.computed = 0
+        self.tally = Tally()
+
+    @property
+    def skipped(self) -> int:
+        """Keys done before, not asked again."""
+        return sum(self.kept.values())
+
+    def finished(
+        self, status: str, spec: str, responses: Iterable[ModelResponse | None], record: Any = None
+    ) -> None:
+        """Count one finished job: its status, the answers of ``spec`` it paid for, and tell."""
+        self.computed += 1
+        self.counts[status] += 1
+        for response in responses:
+            self.tally.add(spec, response)
+        self.emit("cell", record)
+
+    def emit(self, kind: Literal["start", "cell", "done"], record: Any = None) -> None:
+        """Tell ``progress`` where the task is."""
+        if self.progress is not None:
+            self.progress(
+                ProgressEvent(
+                    kind=kind,
+                    task=self.task,
+                    total=len(self.keys),
+                    done=self.skipped + self.computed,
+                    skipped=self.skipped,
+                    counts=dict(sorted(self.counts.items())),
+                    record=record,
+                )
+            )
+
+
+def holds_answers(stored: Mapping[Any, str]) -> bool:
+    """Whether a store with these statuses holds an answer to protect: a key stored with a final
+    status. A store without one (every call failed, e.g. at a mistyped server URL) may take
+    changed settings, as a new store would."""
+    return any(status not in RETRY_STATUSES for status in stored.values())
 
 
 class Engine:
@@ -175,21 +241,29 @@ class Engine:
         jobs: Iterable[Job[Any]],
         finish: Callable[[Any], None],
         *,
-        then: Callable[[Any], Future[Any] | Job[Any] | None] | None = None,
+        then: Callable[[Any], Future[Any] | Stage[Any] | Job[Any] | None] | None = None,
         backlog: int = 0,
+        stage_workers: int = 0,
+        ledger: Ledger[Any] | None = None,
     ) -> None:
         """Run every job; each result reaches ``finish`` on this thread as soon as it is done.
 
-        ``then(result)`` may return a future (a second stage running elsewhere) or another
+        ``then(result)`` may return a :class:`Stage` (run on the second pool of
+        ``stage_workers`` threads), a future (a second stage running elsewhere) or another
         :class:`Job` (the next turn of a conversation); what that yields goes to ``then`` again,
-        and a result for which ``then`` returns None goes to ``finish``. ``backlog`` lets that many more jobs wait beyond the ones
-        running, so a second stage never starves. An exception in a job (a setup error) stops
-        the run after the jobs in flight; results finished before it have been handed over.
+        and a result for which ``then`` returns None goes to ``finish``. ``backlog`` lets that
+        many more jobs wait beyond the ones running, so a second stage never starves. An
+        exception in a job (a setup error) stops the run after the jobs in flight; results
+        finished before it have been handed over. With a ``ledger``, its ``start`` event comes
+        first and its ``done`` event after the last job (none when a job raised).
         """
+        if ledger is not None:
+            ledger.emit("start")
         cap = self.concurrency + max(backlog, self.concurrency)
         source = iter(jobs)
         in_flight: set[Future[Any]] = set()
         pool = ThreadPoolExecutor(self.concurrency, self.name)
+        stages = ThreadPoolExecutor(stage_workers, f"{self.name}-stage") if stage_workers else None
         try:
             exhausted = False
             while True:
@@ -200,7 +274,7 @@ class Engine:
                         break
                     in_flight.add(pool.submit(job.call, self.model(job.spec)))
                 if not in_flight:
-                    return
+                    break
                 finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for future in finished:
                     in_flight.discard(future)
@@ -210,10 +284,18 @@ class Engine:
                         finish(result)
                     elif isinstance(follow, Job):
                         in_flight.add(pool.submit(follow.call, self.model(follow.spec)))
+                    elif isinstance(follow, Stage):
+                        if stages is None:
+                            raise ValueError("a Stage needs stage_workers")
+                        in_flight.add(stages.submit(follow.call))
                     else:
                         in_flight.add(follow)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            if stages is not None:
+                stages.shutdown(wait=True, cancel_futures=True)
+        if ledger is not None:
+            ledger.emit("done")
 
     def close(self) -> None:
         """Close every model the engine holds (those with a ``close`` method)."""
@@ -234,10 +316,12 @@ __all__ = [
     "RETRY_STATUSES",
     "Engine",
     "Job",
+    "Ledger",
     "ProgressCallback",
     "ProgressEvent",
+    "Stage",
     "Tally",
     "answer_status",
+    "holds_answers",
     "is_pending",
-    "model_factory",
 ]

@@ -112,13 +112,10 @@ def build_meta(
         "judge_model": config.judge_model,
         # whether cells are asked to declare their estimate (the paper protocol never is)
         "declare": config.declare and config.protocol == "default",
-        "model_options": {
-            "temperature": config.temperature,
-            "max_tokens": config.max_tokens,
-            "reasoning_effort": config.reasoning_effort,
-            **({"seed": config.seed} if config.seed is not None else {}),
-        },
-        "base_url": config.base_url,
+        # the options that change an answer (temperature, max_tokens, reasoning_effort; the
+        # seed when set)
+        "model_options": config.access.options.cache_fields(),
+        "base_url": config.access.base_url,
         "limits": dataclasses.asdict(config.limits),
         "scoring_budget": dataclasses.asdict(config.scoring_budget),
         "unsafe": config.unsafe,

@@ -1,11 +1,12 @@
 """Orchestration of a run: plan the cells, skip finished ones, answer, execute, store.
 
 Model calls go through the dispatch engine (:mod:`causalverify.runner.engine`, at most
-``model_concurrency`` at once); executions through an
-:class:`~causalverify.runner.executor.Executor` (``workers``) as the engine's second stage. The
+``config.access.concurrency`` at once); executions run on the engine's second stage
+(``workers`` threads, each waiting on one sandboxed execution, local or on Dask workers). The
 main thread is the only writer of the store: a cell is written in one transaction the moment it
 is finished, so a crash loses at most the cells in flight, and a rerun with the same settings
-continues where it stopped.
+continues where it stopped; which cells are done and skipped is the engine's
+:class:`~causalverify.runner.engine.Ledger`.
 """
 
 from __future__ import annotations
@@ -17,12 +18,11 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from causalverify.errors import StoreError
-from causalverify.models import Model, ModelOptions
+from causalverify.models import Model
 from causalverify.records import CellKey, CellRecord, storable
 from causalverify.runner.cell import (
     Answered,
@@ -35,8 +35,7 @@ from causalverify.runner.cell import (
 )
 from causalverify.runner.config import RunConfig
 from causalverify.runner.declare import Declared, ask_declaration, declares, needs_declaration
-from causalverify.runner.engine import RETRY_STATUSES, Engine, Job, Tally, is_pending
-from causalverify.runner.executor import Executor, LocalPoolExecutor
+from causalverify.runner.engine import Engine, Job, Ledger, Stage, holds_answers, is_pending
 from causalverify.runner.meta import (
     build_meta,
     environment_changes,
@@ -46,12 +45,7 @@ from causalverify.runner.meta import (
 from causalverify.runner.repair import ends_conversation, feedback
 from causalverify.runner.stages import Rendered, Stages, close_stages, default_stages
 from causalverify.runner.suite import balanced_subset
-from causalverify.runner.summary import (
-    ProgressCallback,
-    ProgressEvent,
-    RunSummary,
-    summarize_models,
-)
+from causalverify.runner.summary import ProgressCallback, RunSummary, summarize_models
 from causalverify.sandbox.dask import DaskSandbox
 from causalverify.scenarios import load_suite
 from causalverify.store.sqlite import STORE_FILE, RunStore, writer_lock
@@ -65,7 +59,6 @@ def run_benchmark(
     *,
     progress: ProgressCallback | None = None,
     stages: Stages | None = None,
-    executor: Executor | None = None,
     suite: Any | None = None,
 ) -> RunSummary:
     """Run (or resume) a benchmark and return its summary.
@@ -78,8 +71,6 @@ def run_benchmark(
         Called with a :class:`ProgressEvent` at the start, after every cell and at the end.
     stages
         The collaborators; :func:`~causalverify.runner.stages.default_stages` by default.
-    executor
-        Where executions run; a :class:`LocalPoolExecutor` with ``config.workers`` by default.
     suite
         An already loaded suite (``load_suite(config.suite_dir)`` by default).
 
@@ -94,7 +85,7 @@ def run_benchmark(
     if suite is None:
         suite = load_suite(config.suite_dir)
     if stages is not None:
-        return _run(config, progress, stages, executor, suite, started)
+        return _run(config, progress, stages, suite, started)
     stages = default_stages(config)
     # a Dask cluster this run started, or joined, and the scoring processes are let go when the
     # run ends
@@ -103,14 +94,13 @@ def run_benchmark(
         stack.callback(close_stages, stages)
         if own is not None:
             stack.enter_context(contextlib.closing(own))
-        return _run(config, progress, stages, executor, suite, started)
+        return _run(config, progress, stages, suite, started)
 
 
 def _run(
     config: RunConfig,
     progress: ProgressCallback | None,
     stages: Stages,
-    executor: Executor | None,
     suite: Any,
     started: float,
 ) -> RunSummary:
@@ -123,7 +113,7 @@ def _run(
     providers = {spec: stages.make_provider(spec) for spec in dict.fromkeys(k.model for k in todo)}
     engine = Engine(
         stages.make_provider,
-        concurrency=config.model_concurrency,
+        concurrency=config.access.concurrency,
         models=providers,
         name="cv-model",
     )
@@ -131,7 +121,7 @@ def _run(
         # read again under the lock: a writer that finished meanwhile is not redone
         stored = {k: str(v) for k, v in store.statuses().items()}
         stored_meta = store.meta()
-        answered = any(status not in RETRY_STATUSES for status in stored.values())
+        answered = holds_answers(stored)
         stages, changes = _pin_environment(stages, stored_meta if answered else {})
         meta = build_meta(
             config,
@@ -151,30 +141,27 @@ def _run(
             store.delete_cells()
             stored = {}
         store.set_meta(meta)
-        todo = [k for k in todo if is_pending(stored, k.as_tuple())]
-        pending = {k.as_tuple() for k in todo}
-        skipped: Counter[str] = Counter(
-            str(stored[k.as_tuple()]) for k in keys if k.as_tuple() not in pending
-        )
+        by_tuple = {k.as_tuple(): k for k in keys}
+        ledger = Ledger(list(by_tuple), stored, task="cells", progress=progress)
+        todo = [by_tuple[k] for k in ledger.todo]
         tasks = _tasks(todo, scenarios, suite, stages, config)
-        run = _Dispatcher(config, stages, store, progress, total=len(keys), skipped=skipped)
-        run.go(tasks, len(todo), executor, engine)
-        wanted = {k.as_tuple() for k in keys}
-        records = [r for r in store.iter_cells() if r.key.as_tuple() in wanted]
+        _Dispatcher(config, stages, store, ledger).go(tasks, engine)
+        records = [r for r in store.iter_cells() if r.key.as_tuple() in by_tuple]
+    tally = ledger.tally
     return RunSummary(
         run_dir=config.out_dir,
         total=len(keys),
-        skipped=sum(skipped.values()),
-        computed=run.computed,
+        skipped=ledger.skipped,
+        computed=ledger.computed,
         counts=dict(sorted(Counter(r.status for r in records).items())),
         models=summarize_models(records, config.models),
         wall_seconds=time.perf_counter() - started,
-        requests=run.tally.requests,
-        cost_usd=run.tally.cost_usd,
-        input_tokens=run.tally.input_tokens,
-        output_tokens=run.tally.output_tokens,
+        requests=tally.requests,
+        cost_usd=tally.cost_usd,
+        input_tokens=tally.input_tokens,
+        output_tokens=tally.output_tokens,
         environment_changes=tuple(changes),
-        failed_requests=run.tally.failed,
+        failed_requests=tally.failed,
     )
 
 
@@ -243,81 +230,60 @@ class _Dispatcher:
     """Feeds a run's cells to the engine and writes each one the moment it is finished."""
 
     def __init__(
-        self,
-        config: RunConfig,
-        stages: Stages,
-        store: RunStore,
-        progress: ProgressCallback | None,
-        *,
-        total: int,
-        skipped: Counter[str],
+        self, config: RunConfig, stages: Stages, store: RunStore, ledger: Ledger[Any]
     ) -> None:
-        self.config, self.stages, self.store, self.progress = (config, stages, store, progress)
-        self.total = total
-        self.skipped = sum(skipped.values())
-        self.counts: Counter[str] = Counter(skipped)
-        self.computed = 0
-        self.tally = Tally()
+        self.config, self.stages, self.store, self.ledger = config, stages, store, ledger
 
-    def go(
-        self, tasks: Iterator[CellTask], n_tasks: int, executor: Executor | None, engine: Engine
-    ) -> None:
-        self._emit("start")
-        if n_tasks:
-            judge = self._judge_provider(engine)
-            own = executor is None
-            pool = executor if executor is not None else LocalPoolExecutor(self.config.workers)
-            options = _model_options(self.config)
+    def go(self, tasks: Iterator[CellTask], engine: Engine) -> None:
+        judge = self._judge_provider(engine) if self.ledger.todo else None
+        options = self.config.access.options
+        turns = self.config.turns
+        stages, config = self.stages, self.config
 
-            turns = self.config.turns
-
-            def after(
-                result: Answered | Turned | Declared,
-            ) -> Future[Any] | Job[Any] | None:
-                if isinstance(result, Answered):
-                    if turns == 1:
-                        return pool.submit(_executed, result, self.stages, self.config, judge)
-                    return pool.submit(execute_turn, result, self.stages, self.config, judge)
-                if isinstance(result, Declared):
-                    return pool.submit(settle_declaration, result, self.stages, self.config, judge)
-                record = result.record
-                if record.declaration is not None:
-                    return None
-                states = record.turn_states()
-                if not ends_conversation(states, turns):
-                    # repair mode: ask again with the execution feedback
-                    call = functools.partial(
-                        answer,
-                        result.task,
-                        options=options,
-                        history=tuple(states),
-                        feedback=feedback(record, record.key.language),
-                    )
-                    return Job(record.key.model, call)
-                if declares(self.config, record.key.model) and needs_declaration(record):
-                    # one more message in the same conversation: which printed number is it
-                    ask = functools.partial(ask_declaration, result.task, record, options=options)
-                    return Job(record.key.model, ask)
+        def after(result: Answered | Turned | Declared) -> Stage[Any] | Job[Any] | None:
+            if isinstance(result, Answered):
+                if turns == 1:
+                    return Stage(functools.partial(_executed, result, stages, config, judge))
+                return Stage(functools.partial(execute_turn, result, stages, config, judge))
+            if isinstance(result, Declared):
+                return Stage(functools.partial(settle_declaration, result, stages, config, judge))
+            record = result.record
+            if record.declaration is not None:
                 return None
+            states = record.turn_states()
+            if not ends_conversation(states, turns):
+                # repair mode: ask again with the execution feedback
+                call = functools.partial(
+                    answer,
+                    result.task,
+                    options=options,
+                    history=tuple(states),
+                    feedback=feedback(record, record.key.language),
+                )
+                return Job(record.key.model, call)
+            if declares(config, record.key.model) and needs_declaration(record):
+                # one more message in the same conversation: which printed number is it
+                ask = functools.partial(ask_declaration, result.task, record, options=options)
+                return Job(record.key.model, ask)
+            return None
 
-            jobs = (Job(t.key.model, functools.partial(answer, t, options=options)) for t in tasks)
-            try:
-                engine.run(jobs, self._finish, then=after, backlog=2 * self.config.workers)
-            finally:
-                if own:
-                    pool.shutdown(wait=True, cancel_futures=True)
-        self._emit("done")
+        jobs = (Job(t.key.model, functools.partial(answer, t, options=options)) for t in tasks)
+        engine.run(
+            jobs,
+            self._finish,
+            then=after,
+            backlog=2 * config.workers,
+            stage_workers=config.workers if self.ledger.todo else 0,
+            ledger=self.ledger,
+        )
 
     def _finish(self, result: CellRecord | Turned) -> None:
         record = result.record if isinstance(result, Turned) else result
         record = self._put(record)
-        self.computed += 1
-        self.counts[record.status] += 1
-        for turn in record.turn_states():
-            self.tally.add(record.key.model, turn.response)
+        responses = [turn.response for turn in record.turn_states()]
         if record.declaration is not None:
-            self.tally.add(record.key.model, record.declaration.response)
-        self._emit("cell", record)
+            responses.append(record.declaration.response)
+        self.ledger.finished(record.status, record.key.model, responses, record)
 
     def _put(self, record: CellRecord) -> CellRecord:
         """Store ``record``; a record that cannot be serialised is stored without its
@@ -337,19 +303,6 @@ class _Dispatcher:
             return None
         return engine.model(self.config.judge_model)
 
-    def _emit(self, kind: Any, record: CellRecord | None = None) -> None:
-        if self.progress is not None:
-            self.progress(
-                ProgressEvent(
-                    kind=kind,
-                    total=self.total,
-                    done=self.skipped + self.computed,
-                    skipped=self.skipped,
-                    counts=dict(self.counts),
-                    record=record,
-                )
-            )
-
 
 def _executed(answered: Answered, stages: Stages, config: RunConfig, judge: Model | None) -> Turned:
     """:func:`execute` a single-mode cell, keeping its task (a declaration may follow)."""
@@ -368,14 +321,4 @@ def unstorable(record: CellRecord, exc: Exception) -> CellRecord:
             "status": "harness_error",
             "status_reason": reason,
         }
-    )
-
-
-def _model_options(config: RunConfig) -> ModelOptions:
-    return ModelOptions(
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        reasoning_effort=config.reasoning_effort,
-        timeout_seconds=config.request_timeout,
-        seed=config.seed,
     )

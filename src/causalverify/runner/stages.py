@@ -16,7 +16,6 @@ from causalverify.families import Language
 from causalverify.prompts import render_experiment_b
 from causalverify.records import CellRecord, ExtractionRecord, Message
 from causalverify.runner.budget import BoundedScorer
-from causalverify.runner.engine import model_factory
 from causalverify.sandbox import check_parses, environment_manifest, extract_code, get_sandbox
 from causalverify.sandbox.base import Sandbox
 from causalverify.sandbox.dask import DaskSandbox
@@ -124,15 +123,9 @@ def default_stages(config: RunConfig) -> Stages:
         )
     else:
         sandbox = get_sandbox(unsafe=config.unsafe, warm=config.warm)
-    make_provider = model_factory(
-        base_url=config.base_url,
-        cache_path=config.cache_path,
-        prices=config.prices,
-        max_requests_per_minute=config.max_requests_per_minute,
-    )
     return Stages(
         render=render_experiment_b,
-        make_provider=make_provider,
+        make_provider=config.access.factory(),
         sandbox=sandbox,
         extract_code=extract_code,
         check_parses=check_parses,

@@ -129,6 +129,7 @@ def test_tied_units_share_a_place_and_a_point_in_the_rank_figure() -> None:
 
     from analysis_helpers import cell as frame_cell
     from causalverify.analysis import analyze_cells
+    from causalverify.records import Summary
     from causalverify.report._figures import rank_points
     from causalverify.report._tables import leaderboard
 
@@ -136,7 +137,7 @@ def test_tied_units_share_a_place_and_a_point_in_the_rank_figure() -> None:
     for i in range(4):
         for model, layers in (("a", "1111"), ("b", "1110"), ("c", "1110"), ("d", "1000")):
             rows.append(frame_cell(f"s{i}", model, layers=layers))
-    summary = analyze_cells(pd.DataFrame(rows), n_resamples=10)
+    summary = Summary.of(analyze_cells(pd.DataFrame(rows), n_resamples=10))
     places = {row[1]: row[0] for row in leaderboard(summary).rows}
     assert places == {"a": "1", "b": "2=", "c": "2=", "d": "2="}
     points = rank_points(summary)

@@ -166,3 +166,44 @@ def test_the_causalverify_sandbox_serves_other_tasks(tmp_path: Path) -> None:
     assert facts["timeout"] == "killed"
     left = subprocess.run(["pgrep", "-f", "sleep 61.25"], capture_output=True, text=True)
     assert left.stdout.strip() == ""  # the timeout killed the whole process tree
+
+
+def test_unscoreable_cells_are_left_out_of_the_inspect_means_as_in_the_report(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    from inspect_ai.scorer import Target, mean, scorer
+
+    from causalverify.inspect_eval.task import cell_score, score_answer
+    from causalverify.records.status import LAYERS
+    from causalverify.scoring import rescore
+
+    records = []
+    for i, scenario in enumerate(load_suite(suite_dir).scenarios):
+        content = write_response("textbook", scenario, language="r", protocol="default")
+        record = score_answer(str(suite_dir), scenario.id, "r", "default", content, "mockllm/model")
+        if i == 0:  # a canonical effect too close to zero for a relative error
+            record = rescore(record.model_copy(update={"canonical": 0.0}))
+        records.append(record)
+    assert [r.status for r in records] == ["unscoreable", "correct", "correct", "correct"]
+    scores = {r.key.scenario_id: cell_score(r) for r in records}
+
+    @scorer(metrics={layer: [mean()] for layer in LAYERS})
+    def stored() -> Any:
+        async def score(state: TaskState, target: Target) -> Any:
+            return scores[str(state.sample_id)]
+
+        return score
+
+    samples = [Sample(id=r.key.scenario_id, input="answer") for r in records]
+    model = get_model("mockllm/model", custom_outputs=[_output("answer") for _ in records])
+    log = _eval(Task(dataset=samples, scorer=stored()), model, tmp_path / "logs")
+    run = tmp_path / "run"
+    with RunStore.open(run, create=True) as store:
+        store.put_cells(records)
+    write_report(run, run / "report", n_resamples=20)
+    summary = json.loads((run / "report" / "summary.json").read_text())
+    rates = summary["rates"]["mockllm/model"]
+    # Inspect averages the layers over the cells the report counts: the unscoreable cell is in
+    # L1..L2b, and left out of L2b+ (not a 0 in its mean)
+    assert _means(log) == {layer: rates[layer] for layer in LAYERS}
+    assert _means(log)["L2b_plus"] == 1.0

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from analysis_helpers import ranked_panel
 from causalverify.analysis import analyze_cells
 from causalverify.cli import main
+from causalverify.records import RUN_META_SCHEMA, Summary
 from causalverify.report import write_report
 from causalverify.sandbox.base import ExecResult
 from causalverify.store import CellKey, CellRecord, RunStore, ScoreRecord
@@ -237,5 +238,86 @@ def test_cells_without_an_answer_are_left_out_and_announced(
         assert "incomplete: 2 cells without an answer (A 2)" in text
     from causalverify.cli.analyze import _print_tables
 
-    _print_tables(summary)  # what `causalverify analyze` prints
+    _print_tables(Summary.of(summary))  # what `causalverify analyze` prints
     assert "incomplete: 2 cells without an answer" in capsys.readouterr().out
+
+
+def test_the_summary_is_typed_and_written_back_as_read(written: Path) -> None:
+    data = json.loads((written / "summary.json").read_text(encoding="utf-8"))
+    summary = Summary.of(data)
+    assert summary.stored() == data  # no key added, dropped or retyped
+    assert summary.order == data["rankings"]["L2b_plus"]["order"]
+    assert (
+        summary.rates_detail[summary.order[0]]["L2b_plus"].k
+        == (data["rates_detail"][summary.order[0]]["L2b_plus"]["k"])
+    )
+    with pytest.raises(ValueError, match="rates"):
+        Summary.of({k: v for k, v in data.items() if k != "rates"})
+    with pytest.raises(ValueError, match="schema"):
+        Summary.of({**data, "schema": "causalverify.summary/0"})
+    with pytest.raises(ValueError, match="unknown_section"):
+        Summary.of({**data, "unknown_section": {}})
+
+
+def _run_folder(run: Path) -> Path:
+    with RunStore.open(run, create=True) as store:
+        store.set_meta(
+            {
+                "schema": RUN_META_SCHEMA,
+                "suite": "modern",
+                "models": ["good", "poor", "fair"],
+                "protocol": "default",
+                "tolerance": 0.5,
+            }
+        )
+        for i in range(6):
+            store.put_cell(_record(f"s{i:03d}", "good", ok=True, right=i != 0))
+            store.put_cell(_record(f"s{i:03d}", "poor", ok=i % 2 == 0, right=i == 2))
+            store.put_cell(_record(f"s{i:03d}", "fair", ok=True, right=i % 2 == 0))
+    return run
+
+
+def test_analyze_and_report_write_one_report_of_one_source(tmp_path: Path) -> None:
+    run = _run_folder(tmp_path / "run")
+    common = ["--seed", "3", "--resamples", "50"]
+    reported = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "r"), *common])
+    assert reported.exit_code == 0, reported.output
+    analyzed = CliRunner().invoke(
+        main, ["analyze", str(run), "--out", str(tmp_path / "a"), *common]
+    )
+    assert analyzed.exit_code == 0, analyzed.output
+    for name in ("summary.json", "leaderboard.md", "cells.csv", "index.html"):
+        assert (tmp_path / "r" / name).read_bytes() == (tmp_path / "a" / name).read_bytes(), name
+    # without --out, analyze prints the same summary the report wrote
+    printed = CliRunner().invoke(main, ["analyze", str(run), "--json", *common])
+    assert printed.exit_code == 0, printed.output
+    written = (tmp_path / "r" / "summary.json").read_text(encoding="utf-8")
+    assert json.loads(printed.output) == json.loads(written)
+    summary = json.loads(written)
+    assert summary["title"] == "CausalVerify report: the modern suite"
+    assert summary["run"]["mode"] == {"name": "single"}
+
+
+def test_analyze_without_a_model_keeps_the_run_settings_and_records(tmp_path: Path) -> None:
+    run = _run_folder(tmp_path / "run")
+    result = CliRunner().invoke(
+        main,
+        [
+            "analyze",
+            str(run),
+            "--exclude-model",
+            "poor",
+            "--resamples",
+            "50",
+            "--out",
+            str(tmp_path / "a"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["models"] == ["fair", "good"]
+    # the same source as the whole run's report, less one model: settings, title, explorer
+    assert summary["run"]["models"] == ["good", "fair"]
+    assert summary["run"]["mode"] == {"name": "single"}
+    assert summary["title"] == "CausalVerify report: the modern suite"
+    assert (tmp_path / "a" / "explorer").is_dir()

@@ -158,7 +158,7 @@ def test_cells_csv_and_the_explorer_carry_the_reported_and_canonical_se(run_dir:
 
 def test_export_has_the_inference_columns(run_dir: Path, tmp_path: Path) -> None:
     with RunStore.open(run_dir) as store:
-        records, meta = list(store.iter_cells()), store.meta()
+        records, meta = list(store.iter_cells()), store.run_meta()
     paths = write_export(records, meta, tmp_path, "csv")
     cells = pd.read_csv(paths["cells"])
     row = cells[(cells["model"] == "naive-se") & (cells["scenario_id"] == "i1")].iloc[0]

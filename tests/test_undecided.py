@@ -17,6 +17,7 @@ from causalverify.records import (
     Message,
     ModelResponse,
     ScenarioBrief,
+    Summary,
 )
 from causalverify.reference import write_declaration
 from causalverify.release._records import read_records, write_records
@@ -117,12 +118,12 @@ def test_rates_carry_bounds_and_the_table_flags_undecided_cells() -> None:
         "accepted": 0,
         "by_unit": {"m": {"asked": 0, "accepted": 0}},
     }
-    text = render_markdown(summary, "t")
+    text = render_markdown(Summary.of(summary), "t")
     assert "Undecided: 1 cells (m 1)" in text and "| 1–2/2 |" in text and "Declared" not in text
     asked = records[1].model_copy(update={"declaration": _declared("0.7", accepted=True)})
     again = analyze_cells(cells_frame([records[0], asked]), n_resamples=50)
     assert again["declared"]["by_unit"] == {"m": {"asked": 1, "accepted": 1}}
-    assert "accepted/asked: m 1/1" in render_markdown(again, "t")
+    assert "accepted/asked: m 1/1" in render_markdown(Summary.of(again), "t")
 
 
 def test_the_audit_draws_undecided_cells_first() -> None:

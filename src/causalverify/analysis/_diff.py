@@ -26,13 +26,12 @@ from causalverify.analysis._clustered import (
 from causalverify.analysis._frame import LAYERS
 from causalverify.analysis._paired import ALPHA, ASSUMED_VARIANCE, PAIR_KEYS, paired_outcomes
 from causalverify.errors import SuiteMismatchError as SuiteMismatchError
+from causalverify.records import RunMeta
 
 LABEL: Final[dict[str, str]] = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b+"}
 
 
-def check_same_suite(
-    meta_a: dict[str, Any], meta_b: dict[str, Any], a: pd.DataFrame, b: pd.DataFrame
-) -> None:
+def check_same_suite(meta_a: RunMeta, meta_b: RunMeta, a: pd.DataFrame, b: pd.DataFrame) -> None:
     """Refuse to pair two runs unless they ran the same suite.
 
     The suites' fingerprints (every scenario's text, data hash and canonical) must be equal when
@@ -44,10 +43,10 @@ def check_same_suite(
     SuiteMismatchError
         Naming what differs.
     """
-    fa, fb = meta_a.get("suite_fingerprint"), meta_b.get("suite_fingerprint")
+    fa, fb = meta_a.suite_fingerprint, meta_b.suite_fingerprint
     if fa and fb and fa != fb:
-        name_a = meta_a.get("suite") or meta_a.get("suite_path") or "?"
-        name_b = meta_b.get("suite") or meta_b.get("suite_path") or "?"
+        name_a = meta_a.suite or meta_a.suite_path or "?"
+        name_b = meta_b.suite or meta_b.suite_path or "?"
         raise SuiteMismatchError(
             f"the two runs used different suites ({name_a}, fingerprint {fa[:12]}; {name_b}, "
             f"fingerprint {fb[:12]}): cells can only be paired on the same scenarios and data. "

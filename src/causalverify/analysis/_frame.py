@@ -16,6 +16,7 @@ import pandas as pd
 
 from causalverify.errors import CellsFormatError as CellsFormatError
 from causalverify.families import PUBLISHED_NAME, parse_family
+from causalverify.records import status_from_layers
 from causalverify.store.table import COLUMNS, INFERENCE_COLUMNS, INT_COLUMNS
 
 LAYERS: Final[tuple[str, ...]] = ("L1", "L2a", "L2b", "L2b_plus")
@@ -66,27 +67,23 @@ def _flag(series: pd.Series) -> pd.Series:
 
 def _derive_status(df: pd.DataFrame) -> pd.Series:
     """A cell status from the layer flags, for tables that do not carry one."""
-    status = np.select(
-        [
-            df["unscoreable"] == 1,
-            df["L1"] == 0,
-            df["L2a"] == 0,
-            (df["L2b"] == 0) & (df["missing_package"] != ""),
-            df["L2b"] == 0,
-            df["L2b_plus"] == 1,
-            df["estimated"].isna(),
-        ],
-        [
-            "unscoreable",
-            "no_response",
-            "no_code",
-            "missing_package",
-            "exec_error",
-            "correct",
-            "no_estimate",
-        ],
-        default="wrong",
-    )
+    flags = [(df[col] == 1).tolist() for col in ("L1", "L2a", "L2b", "L2b_plus", "unscoreable")]
+    missing = (df["missing_package"] != "").tolist()
+    estimated = df["estimated"].notna().tolist()
+    status = [
+        status_from_layers(
+            L1=bool(l1),
+            L2a=bool(l2a),
+            L2b=bool(l2b),
+            L2b_plus=bool(plus),
+            unscoreable=bool(unscoreable),
+            missing_package=bool(package),
+            estimated=bool(known),
+        )
+        for l1, l2a, l2b, plus, unscoreable, package, known in zip(
+            *flags, missing, estimated, strict=True
+        )
+    ]
     return pd.Series(status, index=df.index, dtype=object)
 
 

@@ -18,9 +18,9 @@ from causalverify.analysis._ranking import (
     top_set,
 )
 from causalverify.analysis._rates import rates_by_unit
+from causalverify.records import DEFAULT_TOLERANCE
 
 TOLERANCES: Final[tuple[float, ...]] = (0.10, 0.25, 0.50, 0.75, 1.00)
-DEFAULT_TOLERANCE: Final[float] = 0.50
 
 
 def _layer_rates(cells: pd.DataFrame) -> dict[str, dict[str, float]]:

@@ -48,8 +48,9 @@ from causalverify.analysis._robustness import (
     tolerance_sweep,
 )
 from causalverify.analysis._taxonomy import extraction_profile, rel_error_profile, taxonomy
+from causalverify.records import SUMMARY_SCHEMA
 
-SCHEMA: Final[str] = "causalverify.summary/1"
+SCHEMA: Final[str] = SUMMARY_SCHEMA
 #: decimals kept for every float in ``summary.json``
 DECIMALS: Final[int] = 6
 

@@ -28,6 +28,7 @@ from causalverify.records import (
     Message,
     ModelResponse,
     ScenarioBrief,
+    answer_status,
     messages_sha256,
 )
 from causalverify.runner.engine import Engine, Job, Ledger, ProgressEvent
@@ -124,7 +125,8 @@ def record_from_response(
         "prompt_sha256": messages_sha256(messages),
         "response": response,
     }
-    if response.content is None and response.error is not None:
+    answer = answer_status(response)
+    if answer == "api_error":
         reason = f"api error: {response.error}"
         return CalibrationRecord(
             **base,
@@ -132,7 +134,7 @@ def record_from_response(
             missing=dict.fromkeys(CONFIDENCE_TYPES, reason),
             status="api_error",
         )
-    if not (response.content or "").strip():
+    if answer == "no_response":
         return CalibrationRecord(
             **base,
             confidences=dict.fromkeys(CONFIDENCE_TYPES),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from causalverify.records import Message
+from causalverify.records import DEFAULT_TOLERANCE, Message
 from causalverify.store.calibration import CalibrationProtocol
 
 #: prefix of the ``CellContext.protocol`` of a calibration call: ``"calibration/<protocol>"``
@@ -77,7 +77,7 @@ def calibration_messages(
     data_file: str,
     answer: str,
     protocol: CalibrationProtocol,
-    tolerance: float = 0.5,
+    tolerance: float = DEFAULT_TOLERANCE,
 ) -> list[Message]:
     """Render the confidence prompt (identical inputs give identical messages).
 

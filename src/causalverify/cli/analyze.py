@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,7 +23,10 @@ from causalverify.cli._options import (
     unit_option,
 )
 from causalverify.errors import CausalVerifyError
-from causalverify.progress import tell
+from causalverify.records import Summary
+
+if TYPE_CHECKING:
+    from causalverify.report import ReportSource
 
 #: tables printed to the terminal, in order
 SHOWN = (
@@ -37,7 +42,7 @@ SHOWN = (
 )
 
 
-def _print_tables(summary: dict[str, Any]) -> None:
+def _print_tables(summary: Summary) -> None:
     from rich.console import Console
 
     from causalverify.cli._tables import print_legend, print_table, short_names
@@ -54,12 +59,12 @@ def _print_tables(summary: dict[str, Any]) -> None:
         console.print(safe_text(settings))
     for line in power_lines(summary):
         console.print(safe_text(line))
-    names = short_names(summary["rankings"]["L2b_plus"]["order"])
+    names = short_names(summary.order)
     print_legend(console, names)
     for spec in all_tables(summary):
         if spec.key not in SHOWN:
             continue
-        left = [i for i, name in enumerate(spec.header) if i == 0 or name == summary["unit"]]
+        left = [i for i, name in enumerate(spec.header) if i == 0 or name == summary.unit]
         print_table(
             console,
             title=spec.title,
@@ -71,37 +76,14 @@ def _print_tables(summary: dict[str, Any]) -> None:
         )
 
 
-def _add_run_settings(
-    summary: dict[str, Any],
-    run_dir: Path,
-    excluded: tuple[str, ...],
-    method: Any,
-    seed: int,
-    resamples: int,
-) -> None:
-    """The run's settings (``summary["run"]``, as the report has them) and, for a repair-mode
-    run, its turn-by-turn results (``summary["repair"]``)."""
-    from causalverify.analysis import IntervalSettings
-    from causalverify.release import open_cells_source
-    from causalverify.report._writer import META_KEYS
-    from causalverify.report.repair import repair_entry
+@contextmanager
+def _source(
+    run_dir: Path | None, cells: Path | None, fmt: str, exclude_model: tuple[str, ...]
+) -> Iterator[ReportSource]:
+    """The one cells source of the report: a run folder's (a release through a scratch copy,
+    as ``causalverify report`` reads it) or a published table's, without ``exclude_model``."""
+    from causalverify.report import ReportSource
 
-    with open_cells_source(run_dir) as source:
-        meta = source.meta()
-        run = {k: meta[k] for k in META_KEYS if k in meta and meta[k] is not None}
-        mode = meta.get("mode")
-        if not isinstance(mode, dict) or mode.get("name") != "repair":
-            summary["run"] = {**run, "mode": {"name": "single"}}
-            return
-        records = [r for r in source.iter_cells() if r.key.model not in excluded]
-    summary["run"] = run
-    settings = IntervalSettings(method=method, seed=seed, n_resamples=resamples)
-    repair = repair_entry(records, meta, settings=settings)
-    if repair is not None:
-        summary["repair"] = repair
-
-
-def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
     if (run_dir is None) == (cells is None):
         raise click.UsageError("give either RUN_DIR or --cells FILE.csv (not both)")
     if cells is not None:
@@ -109,11 +91,21 @@ def _load(run_dir: Path | None, cells: Path | None, fmt: str) -> Any:
 
         if fmt != "causalverify-2026":
             raise click.UsageError(f"unknown --format {fmt}")
-        return load_published_cells(cells, fmt="causalverify-2026")
-    from causalverify.release import load_cells
+        source = ReportSource(load_published_cells(cells, fmt="causalverify-2026"))
+        yield _without(source, exclude_model)
+        return
+    from causalverify.release import run_dir_for
 
     assert run_dir is not None
-    return load_cells(run_dir)[0]
+    with run_dir_for(run_dir) as folder:
+        yield _without(ReportSource.of_run(folder), exclude_model)
+
+
+def _without(source: ReportSource, exclude_model: tuple[str, ...]) -> ReportSource:
+    unknown = sorted(set(exclude_model) - set(source.frame["model"].astype(str)))
+    if unknown:
+        raise CausalVerifyError(f"--exclude-model: no such model(s): {', '.join(unknown)}")
+    return source.without(exclude_model)
 
 
 @click.command("analyze")
@@ -159,26 +151,19 @@ def analyze(
     Every rate has a scenario-clustered 95% interval (--ci); models are compared in pairs over
     shared scenarios, and the minimum detectable difference of the design is printed.
     """
-    from causalverify.analysis import DEFAULT_SEED, CiMethod, Unit, analyze_cells, dumps_summary
+    from causalverify.analysis import DEFAULT_SEED, CiMethod, Unit, dumps_summary
+    from causalverify.report import build_summary, write_report
 
-    frame = _load(run_dir, cells, fmt)
-    unknown = sorted(set(exclude_model) - set(frame["model"].astype(str)))
-    if unknown:
-        raise CausalVerifyError(f"--exclude-model: no such model(s): {', '.join(unknown)}")
-    frame = frame[~frame["model"].astype(str).isin(exclude_model)]
     chosen_seed = DEFAULT_SEED if seed is None else seed
     chosen_unit: Unit = "model_language" if unit == "model_language" else "model"
     method: CiMethod = (
         "bootstrap" if ci == "bootstrap" else "wilson" if ci == "wilson" else "cluster"
     )
-    if out is not None:
-        from causalverify.report import write_report
-
-        # a run folder's own report also reads its records (repair turns) and settings
-        whole_run = run_dir is not None and not exclude_model and (run_dir / "run.sqlite").is_file()
-        with step_progress(as_json) as progress:
+    with _source(run_dir, cells, fmt, exclude_model) as source, step_progress(as_json) as progress:
+        # the report and the terminal read the one summary of the one source
+        if out is not None:
             index = write_report(
-                run_dir if whole_run and run_dir is not None else frame,
+                source,
                 out,
                 seed=chosen_seed,
                 unit=chosen_unit,
@@ -186,17 +171,18 @@ def analyze(
                 progress=progress,
                 ci=method,
             )
-        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    else:
-        with step_progress(as_json) as progress:
-            tell(progress, f"analysing (bootstrap, {resamples} resamples)")
-            summary = analyze_cells(
-                frame, seed=chosen_seed, unit=chosen_unit, n_resamples=resamples, ci=method
+            summary = Summary.of(json.loads((out / "summary.json").read_text(encoding="utf-8")))
+        else:
+            summary = build_summary(
+                source,
+                seed=chosen_seed,
+                unit=chosen_unit,
+                n_resamples=resamples,
+                progress=progress,
+                ci=method,
             )
-    if run_dir is not None and out is None:
-        _add_run_settings(summary, run_dir, exclude_model, method, chosen_seed, resamples)
     if as_json:
-        click.echo(json_for_terminal(dumps_summary(summary)), nl=False)
+        click.echo(json_for_terminal(dumps_summary(summary.stored())), nl=False)
     else:
         _print_tables(summary)
     if out is not None and not as_json:

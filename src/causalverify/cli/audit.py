@@ -50,10 +50,9 @@ def agree(run_dir: Path, sheet: Path, as_json: bool) -> None:
     frame = pd.read_csv(sheet, dtype={"cell_id": str, "human_effect": str}, keep_default_na=False)
     human = {str(row.cell_id): _value(str(row.human_effect)) for row in frame.itertuples()}
     with RunStore.open(run_dir) as store:
-        meta = store.meta()
+        meta = store.run_meta()
         records = list(store.iter_cells())
-    profile = meta.get("profile", "default")
-    tolerance = float(meta.get("tolerance", 0.5))
+    profile, tolerance = meta.profile, meta.tolerance
     try:
         result = agreement(records, human, profile=profile, tolerance=tolerance)
     except ValueError as exc:

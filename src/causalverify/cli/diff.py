@@ -10,12 +10,13 @@ import click
 from causalverify.cli._common import echo_json, friendly_errors, safe_text
 from causalverify.cli._options import ci_option, resamples_option
 from causalverify.errors import CausalVerifyError
+from causalverify.records import RunMeta
 
 #: flipped scenarios listed per direction in the terminal (all of them are in --json)
 SHOWN_FLIPS = 15
 
 
-def _load(run_dir: Path) -> tuple[Any, dict[str, Any]]:
+def _load(run_dir: Path) -> tuple[Any, RunMeta]:
     from causalverify.analysis import prepare_cells
     from causalverify.release import load_cells
 
@@ -48,19 +49,15 @@ def _labels(run_a: Path, run_b: Path) -> tuple[str, str]:
     return a, b
 
 
-def _mode(meta: dict[str, Any]) -> str:
-    mode = meta.get("mode")
-    if isinstance(mode, dict) and mode.get("name") == "repair":
-        return f"repair (final of {mode.get('max_turns')} turns)"
+def _mode(meta: RunMeta) -> str:
+    if meta.mode is not None and meta.mode.name == "repair":
+        return f"repair (final of {meta.mode.max_turns} turns)"
     return "single"
 
 
-def _describe(meta: dict[str, Any]) -> str:
-    parts = [_mode(meta)]
-    for key in ("protocol", "profile", "tolerance"):
-        if meta.get(key) is not None:
-            parts.append(f"{key} {meta[key]}")
-    return ", ".join(parts)
+def _describe(meta: RunMeta) -> str:
+    settings = {"protocol": meta.protocol, "profile": meta.profile, "tolerance": meta.tolerance}
+    return ", ".join([_mode(meta), *(f"{k} {v}" for k, v in settings.items() if meta.has(k))])
 
 
 def _report_index(run_dir: Path) -> Path | None:

@@ -16,7 +16,7 @@ from rich.table import Table
 from causalverify.cli._common import clean, friendly_errors, safe_text
 from causalverify.cli._options import warm_option
 from causalverify.families import FAMILIES, Family, Language
-from causalverify.records import CellKey, CellRecord, CodeRecord, ModelResponse
+from causalverify.records import DEFAULT_TOLERANCE, CellKey, CellRecord, CodeRecord, ModelResponse
 from causalverify.sandbox import ExecResult, Limits, get_sandbox, line_origins
 
 _SUFFIX: dict[str, Language] = {".r": "r", ".py": "python"}
@@ -121,7 +121,7 @@ def _scored(result: ExecResult, code: str, language: Language, target: Target) -
         execution=result,
         status="api_error",
     )
-    return rescore(record, profile="default", tolerance=0.5)  # the run defaults
+    return rescore(record, profile="default", tolerance=DEFAULT_TOLERANCE)  # the run defaults
 
 
 def _verdict(record: CellRecord, target: Target) -> dict[str, Any]:

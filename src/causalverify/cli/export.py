@@ -39,7 +39,7 @@ def export(run_dir: Path, fmt: str, out: Path | None, as_json: bool) -> None:
     target = out if out is not None else run_dir / "export"
     with open_cells_source(run_dir) as source:
         records = list(source.iter_cells())
-        meta = source.meta()
+        meta = source.run_meta()
     fmt_name: ExportFormat = "parquet" if fmt == "parquet" else "csv" if fmt == "csv" else "jsonl"
     paths = write_export(records, meta, target, fmt_name)
     turns = sum(len(r.turn_states()) for r in records)

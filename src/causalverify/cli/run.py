@@ -26,6 +26,7 @@ from causalverify.cli._options import (
     warm_option,
 )
 from causalverify.families import LANGUAGES, Language
+from causalverify.records import DEFAULT_TOLERANCE
 
 #: exit status of a run that left cells without an answer (the provider failed)
 EXIT_INCOMPLETE = 3
@@ -114,7 +115,7 @@ def _languages(ctx: click.Context, param: click.Parameter, value: str) -> tuple[
 )
 @click.option(
     "--tolerance",
-    default=0.5,
+    default=DEFAULT_TOLERANCE,
     show_default=True,
     type=click.FloatRange(min=0, min_open=True),
     help="Relative-error tolerance of L2b+.",
@@ -330,7 +331,7 @@ def _repair_results(summary: Any) -> dict[str, Any] | None:
 
     wanted = {m.model for m in summary.models}
     with RunStore.open(summary.run_dir) as store:
-        meta = store.meta()
+        meta = store.run_meta()
         records = [r for r in store.iter_cells() if r.key.model in wanted]
     return repair_entry(records, meta)
 
@@ -385,6 +386,7 @@ def _print_summary(
 ) -> None:
     from causalverify.analysis import ordered_units
     from causalverify.cli._tables import pct, print_legend, print_table, short_names
+    from causalverify.records.summary import Incomplete
     from causalverify.report import incomplete_banner
 
     order = ordered_units({m.model: m.L2b_plus for m in summary.models})
@@ -419,9 +421,7 @@ def _print_summary(
         soft_wrap=True,
     )
     by_model = {m.model: m.unanswered for m in summary.models if m.unanswered}
-    banner = incomplete_banner(
-        {"incomplete": {"cells": sum(by_model.values()), "by_model": by_model}}
-    )
+    banner = incomplete_banner(Incomplete(cells=sum(by_model.values()), by_model=by_model))
     if banner:
         console.print(safe_text(banner, style="bold red"))
     console.print(

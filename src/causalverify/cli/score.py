@@ -9,6 +9,7 @@ import click
 
 from causalverify.cli._common import echo_json, friendly_errors, safe_text
 from causalverify.cli._options import json_option, out_folder_option
+from causalverify.records import DEFAULT_TOLERANCE
 
 
 @click.command("score")
@@ -23,7 +24,7 @@ from causalverify.cli._options import json_option, out_folder_option
 @click.option(
     "--tolerance",
     type=click.FloatRange(min=0.0, min_open=True),
-    default=0.5,
+    default=DEFAULT_TOLERANCE,
     show_default=True,
     help="Relative tolerance tau (inclusive).",
 )
@@ -85,6 +86,7 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
 
     from causalverify.analysis import ordered_units
     from causalverify.cli._tables import pct, print_legend, print_table, short_names
+    from causalverify.records.summary import Incomplete
     from causalverify.report import incomplete_banner
 
     console = Console()
@@ -111,8 +113,6 @@ def _print_rows(rows: list[dict[str, object]], title: str) -> None:
     )
     by_model = {name: int(str(row["unanswered"])) for name, row in by_name.items()}
     by_model = {name: n for name, n in by_model.items() if n}
-    banner = incomplete_banner(
-        {"incomplete": {"cells": sum(by_model.values()), "by_model": by_model}}
-    )
+    banner = incomplete_banner(Incomplete(cells=sum(by_model.values()), by_model=by_model))
     if banner:
         console.print(safe_text(banner, style="bold red"))

@@ -6,7 +6,9 @@
 - the scorer :func:`causalverify_scorer`: the answer is run exactly as a benchmark cell
   (:func:`causalverify.runner.cell.execute`: code taken, parsed, executed in the bubblewrap
   sandbox, the estimate extracted and scored) and scored L1 / L2a / L2b / L2b+ as one dict, with
-  a mean for each layer; the cell record travels in the score's metadata;
+  a mean for each layer, counted as the report counts them (an unscoreable cell's L2b+ is NaN,
+  Inspect's "no score", so it is left out of the mean and not averaged in as 0); the cell record
+  travels in the score's metadata;
 - the sandbox ``causalverify`` (:mod:`causalverify.inspect_eval.sandbox`) for other tasks;
 - :func:`log_to_run`: an Inspect log as a CausalVerify run folder (``causalverify
   import-inspect``), so report, analyze and freeze apply.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +15,14 @@ from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 
 from causalverify.families import Language
-from causalverify.records import CellKey, CellRecord, ModelResponse
+from causalverify.records import CellKey, CellRecord, ModelResponse, counted_layers
+from causalverify.records.status import LAYERS
 from causalverify.runner.cell import Answered, CellTask, execute
 from causalverify.runner.config import RunConfig
 from causalverify.runner.stages import Stages, default_stages
 from causalverify.runner.suite import balanced_subset, ensure_suite
 from causalverify.scenarios import Suite, load_suite
 
-#: the layers every sample is scored on (the dict score's keys)
-LAYERS = ("L1", "L2a", "L2b", "L2b_plus")
 #: where named suites are built for Inspect runs
 SUITE_CACHE = Path.home() / ".cache" / "causalverify" / "inspect"
 
@@ -161,13 +161,29 @@ def causalverify_scorer() -> Any:
             str(state.model),
             tokens,
         )
-        scores = record.scores
-        value = {layer: float(bool(getattr(scores, layer))) if scores else 0.0 for layer in LAYERS}
-        return Score(
-            value=value,
-            answer=None if scores is None or scores.estimate is None else repr(scores.estimate),
-            explanation=record.status,
-            metadata={"causalverify_cell": record.model_dump(mode="json")},
-        )
+        return cell_score(record)
 
     return score
+
+
+def cell_score(record: CellRecord) -> Score:
+    """The Inspect score of a scored cell, counted as the report counts it.
+
+    Each layer is 1.0 or 0.0; a layer the report leaves the cell out of (L2b+ of an unscoreable
+    cell, every layer of a cell without an answer) is NaN, Inspect's "no score", which its
+    metrics skip instead of averaging in as 0. A cell left out of every layer is unscored.
+    """
+    counted = counted_layers(record.status, record.scores)
+    scores = record.scores
+    answer = None if scores is None or scores.estimate is None else repr(scores.estimate)
+    metadata = {"causalverify_cell": record.model_dump(mode="json")}
+    if all(v is None for v in counted.values()):
+        return Score.unscored(
+            reason=record.status, answer=answer, explanation=record.status, metadata=metadata
+        )
+    return Score(
+        value={layer: math.nan if v is None else v for layer, v in counted.items()},
+        answer=answer,
+        explanation=record.status,
+        metadata=metadata,
+    )

@@ -317,7 +317,7 @@ def compare_run(
     """
     with RunStore.open(Path(run_dir)) as store:
         records = list(store.iter_cells())
-        environment = store.meta().get("environment") or _live_environment()
+        environment = store.run_meta().environment or _live_environment()
     installed = set(environment.get("r_packages", {}) if language == "r" else {})
     installed |= set(environment.get("python_packages", {}) if language == "python" else {})
     ours = _our_frame(records, language, installed)

@@ -3,7 +3,9 @@
 Every other package may import these; they import nothing of CausalVerify but ``families``.
 ``cells`` is the per-cell record of a run (prompt, response, code, execution, extraction,
 scores) with the one prompt hash; ``execution`` is what running a script produced (status,
-output, limits, fit log); ``manifest`` is what the execution environment has installed.
+output, limits, fit log); ``manifest`` is what the execution environment has installed;
+``status`` is the one derivation of a cell's status (and of the layers it counts in); ``run``
+is the run metadata (:class:`RunMeta`) and ``summary`` the report's summary (:class:`Summary`).
 """
 
 from __future__ import annotations
@@ -37,9 +39,24 @@ from causalverify.records.execution import (
     OutputOrigin,
 )
 from causalverify.records.manifest import Manifest
+from causalverify.records.run import DEFAULT_TOLERANCE, RUN_META_SCHEMA, RunMeta
+from causalverify.records.status import (
+    AnswerStatus,
+    answer_status,
+    counted_layers,
+    execution_status,
+    pre_scoring_status,
+    scored_status,
+    status_from_layers,
+)
+from causalverify.records.summary import SUMMARY_SCHEMA, Summary
 
 __all__ = [
+    "DEFAULT_TOLERANCE",
     "HARNESS_STATUSES",
+    "RUN_META_SCHEMA",
+    "SUMMARY_SCHEMA",
+    "AnswerStatus",
     "CanonicalInference",
     "CellKey",
     "CellRecord",
@@ -58,12 +75,20 @@ __all__ = [
     "Message",
     "ModelResponse",
     "OutputOrigin",
+    "RunMeta",
     "ScenarioBrief",
     "ScenarioFacts",
     "ScoreRecord",
     "SeTier",
+    "Summary",
     "Text",
     "TurnRecord",
+    "answer_status",
+    "counted_layers",
+    "execution_status",
     "messages_sha256",
+    "pre_scoring_status",
+    "scored_status",
+    "status_from_layers",
     "storable",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from causalverify.records import RunMeta
 from causalverify.scenarios.model import Scenario
 
 
@@ -15,7 +16,7 @@ def render_datasheet(
     *,
     name: str,
     license_id: str,
-    meta: Mapping[str, Any],
+    meta: RunMeta,
     scenarios: Sequence[Scenario],
     cells: pd.DataFrame,
     tables: Mapping[str, Mapping[str, Any]],
@@ -99,18 +100,18 @@ def _composition(
     return "\n".join(lines) + "\n"
 
 
-def _collection(meta: Mapping[str, Any]) -> str:
-    options = meta.get("model_options") or {}
+def _collection(meta: RunMeta) -> str:
+    options = meta.model_options
     return f"""## Collection process
 
-- Suite seed {meta.get("suite_seed")}; prompt protocol `{meta.get("protocol")}`; samples per
-  (scenario, model, language): {meta.get("samples")}.
-- Model options: temperature {options.get("temperature")}, max tokens
-  {options.get("max_tokens")}, reasoning effort {options.get("reasoning_effort")}.
-- Code ran in the sandbox (unsafe mode: {meta.get("unsafe")}) under the limits in
+- Suite seed {meta.suite_seed}; prompt protocol `{meta.protocol}`; samples per
+  (scenario, model, language): {meta.samples}.
+- Model options: temperature {options.temperature}, max tokens
+  {options.max_tokens}, reasoning effort {options.reasoning_effort}.
+- Code ran in the sandbox (unsafe mode: {meta.unsafe}) under the limits in
   `ENVIRONMENT.json`; R and Python package versions are recorded there too.
-- Scoring: profile `{meta.get("profile")}`, tolerance {meta.get("tolerance")}, extractor
-  `{meta.get("extractor")}` (judge model: {meta.get("judge_model")}).
+- Scoring: profile `{meta.profile}`, tolerance {meta.tolerance}, extractor
+  `{meta.extractor}` (judge model: {meta.judge_model}).
 - Files: `suite/` (scenarios, CSVs, canonical estimates), `records/` (prompts, raw responses,
   executions, extractions and judge outputs, per-cell scores), `scores.csv`, `scenarios.csv`,
   `report/` (summary.json, figures, index.html), `ENVIRONMENT.json`, `croissant.json`,

@@ -18,7 +18,7 @@ from causalverify.analysis import DEFAULT_SEED
 from causalverify.analysis._summary import N_RESAMPLES
 from causalverify.errors import StoreError, SuiteError
 from causalverify.progress import StepCallback, tell
-from causalverify.records import CellRecord
+from causalverify.records import CellRecord, RunMeta
 from causalverify.release._croissant import build_croissant
 from causalverify.release._datasheet import render_datasheet
 from causalverify.release._environment import build_environment
@@ -205,7 +205,7 @@ def _freeze_snapshot(
         }
         frame = _write_tables(staging, records, suite.scenarios)
         tell(progress, "writing the report")
-        _write_report(staging, run_dir, frozen_meta, settings)
+        _write_report(staging, run_dir, settings)
         tell(progress, "writing the metadata")
         index = _index(frozen_meta, records, settings, tables, name, license_id)
         index["databases"] = databases
@@ -214,7 +214,7 @@ def _freeze_snapshot(
         sheet = render_datasheet(
             name=name,
             license_id=license_id,
-            meta=meta,
+            meta=RunMeta.of(meta),
             scenarios=suite.scenarios,
             cells=frame,
             tables={
@@ -317,10 +317,9 @@ def _write_tables(
     return frame
 
 
-def _write_report(
-    root: Path, run_dir: Path, meta: dict[str, Any], settings: ReportSettings
-) -> None:
-    """The report exactly as ``causalverify report`` writes it from the run folder."""
+def _write_report(root: Path, run_dir: Path, settings: ReportSettings) -> None:
+    """The report exactly as ``causalverify report`` writes it from the run folder (whose
+    metadata is the scrubbed snapshot's)."""
     write_report(
         run_dir,
         root / REPORT_DIR,
@@ -328,7 +327,6 @@ def _write_report(
         title=settings.title,
         unit=settings.unit,
         n_resamples=settings.n_resamples,
-        meta=meta,
     )
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from causalverify.progress import StepCallback, tell
-from causalverify.records import CellRecord
+from causalverify.records import CellRecord, RunMeta
 from causalverify.release._layout import SUITE_DIR
 from causalverify.sampling import evenly
 from causalverify.sandbox import get_sandbox
@@ -79,7 +79,7 @@ class ReexecutionReport:
 def reexecute_cells(
     release: Path,
     records: Sequence[CellRecord],
-    meta: Mapping[str, Any],
+    meta: RunMeta,
     *,
     workers: int = 1,
     sandbox: Sandbox | None = None,
@@ -105,7 +105,7 @@ def reexecute_cells(
     """
     suite = load_suite(Path(release) / SUITE_DIR)
     box = sandbox if sandbox is not None else get_sandbox(warm=warm)
-    limits = Limits(**meta["limits"]) if meta.get("limits") else Limits()
+    limits = Limits(**meta.limits) if meta.limits else Limits()
     executed = [r for r in records if r.execution is not None and r.code is not None]
     todo = evenly([r for r in executed if r.code is not None and r.code.code], limit)
     step = "re-executing cells"
@@ -123,7 +123,7 @@ def reexecute_cells(
 
 
 def _reexecute_one(
-    record: CellRecord, suite: Any, box: Sandbox, limits: Limits, meta: Mapping[str, Any]
+    record: CellRecord, suite: Any, box: Sandbox, limits: Limits, meta: RunMeta
 ) -> CellAgreement:
     assert record.code is not None and record.code.code is not None
     scenario = suite.get(record.key.scenario_id)
@@ -135,8 +135,8 @@ def _reexecute_one(
     )
     rerun = rescore(
         record.model_copy(update={"execution": result}),
-        profile=meta.get("profile", "default"),
-        tolerance=float(meta.get("tolerance", 0.5)),
+        profile=meta.profile,
+        tolerance=meta.tolerance,
         extractor="deterministic",
     )
     key = record.key

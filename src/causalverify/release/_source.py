@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from causalverify.errors import StoreError
-from causalverify.records import CellRecord
+from causalverify.records import CellRecord, RunMeta
 from causalverify.release._layout import RELEASE_FILE, RELEASE_SCHEMA, SUITE_DIR, is_release
 from causalverify.release._records import read_records
 from causalverify.release._tables import SIDE_DATABASES, import_tables
@@ -24,6 +24,8 @@ class CellsSource(Protocol):
     """Anything that yields stored cells and the run metadata (a run store or a release)."""
 
     def meta(self) -> dict[str, Any]: ...
+
+    def run_meta(self) -> RunMeta: ...
 
     def iter_cells(self) -> Iterator[CellRecord]: ...
 
@@ -74,6 +76,10 @@ class ReleaseSource:
         """The run metadata as frozen (``suite_path`` is the release's ``suite`` folder)."""
         meta: dict[str, Any] = dict(self.index.get("run", {}))
         return dict(sorted(meta.items()))
+
+    def run_meta(self) -> RunMeta:
+        """The run metadata as frozen, typed."""
+        return RunMeta.of(self.meta())
 
     def iter_cells(self) -> Iterator[CellRecord]:
         """Every cell, ordered by scenario id, model, language and sample."""
@@ -171,7 +177,7 @@ def run_dir_for(path: Path) -> Iterator[Path]:
         yield unfreeze(path, Path(tmp) / "run")
 
 
-def load_cells(path: Path) -> tuple[Any, dict[str, Any]]:
+def load_cells(path: Path) -> tuple[Any, RunMeta]:
     """The per-cell frame (``causalverify.store.cells_frame``) and metadata of a run folder or
     of a frozen release.
 
@@ -181,4 +187,4 @@ def load_cells(path: Path) -> tuple[Any, dict[str, Any]]:
         If ``path`` holds neither a run store nor a release.
     """
     with open_cells_source(path) as source:
-        return cells_frame(source.iter_cells()), source.meta()
+        return cells_frame(source.iter_cells()), source.run_meta()

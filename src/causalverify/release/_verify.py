@@ -11,7 +11,7 @@ from typing import Any
 from causalverify.errors import CausalVerifyError, StoreError
 from causalverify.progress import StepCallback, tell
 from causalverify.prompts import messages_sha256
-from causalverify.records import CellRecord, Message
+from causalverify.records import CellRecord, Message, RunMeta
 from causalverify.release._hashes import check_sums, digest_of
 from causalverify.release._layout import (
     PROMPTS_FILE,
@@ -140,7 +140,7 @@ def verify_release(
         reexecution = reexecute_cells(
             release,
             records,
-            index.get("run", {}),
+            RunMeta.of(index.get("run", {})),
             workers=workers,
             limit=limit,
             progress=progress,
@@ -172,15 +172,10 @@ def _check_rescoring(
 ) -> list[str]:
     """Rescore every cell as ``causalverify score`` does, rebuild the report from a scratch run
     store as ``causalverify report`` does, and compare cells and files with the frozen ones."""
-    meta = dict(index.get("run", {}))
+    meta = RunMeta.of(index.get("run", {}))
     settings = index.get("report", {})
     rescored = [
-        rescore(
-            record,
-            profile=meta.get("profile", "default"),
-            tolerance=float(meta.get("tolerance", 0.5)),
-            extractor=meta.get("extractor", "deterministic"),
-        )
+        rescore(record, profile=meta.profile, tolerance=meta.tolerance, extractor=meta.extractor)
         for record in records
     ]
     problems = _compare_cells(records, rescored)
@@ -194,7 +189,6 @@ def _check_rescoring(
             title=str(settings["title"]),
             unit="model_language" if settings.get("unit") == "model_language" else "model",
             n_resamples=int(settings["n_resamples"]),
-            meta=meta,
         )
         compared = [SCORES_FILE] + [f"{REPORT_DIR}/{name}" for name in REPORT_TEXT_FILES]
         for rel in compared:

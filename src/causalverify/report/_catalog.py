@@ -3,9 +3,7 @@ calibration and Experiment A tables."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from causalverify.records import Summary
 from causalverify.report._inference import inference_tables
 from causalverify.report._tables import (
     Table,
@@ -32,25 +30,25 @@ from causalverify.report.repair import repair_tables
 MIN_RANKED = 4
 
 
-def all_tables(s: Mapping[str, Any]) -> list[Table]:
+def all_tables(s: Summary) -> list[Table]:
     """Every report table, in display order."""
     tables = [leaderboard(s), *inference_tables(s)]  # L2c beside the headline, not in it
-    if s.get("repair"):  # a repair-mode run: what repair did comes next
-        tables += repair_tables(s["repair"])
-    if s.get("pairwise", {}).get("pairs"):  # two or more units
+    if s.repair:  # a repair-mode run: what repair did comes next
+        tables += repair_tables(s.repair)
+    if s.pairwise.pairs:  # two or more units
         tables.append(pairwise(s))
-    if s.get("power"):
+    if s.power.model_dump(exclude_unset=True):
         tables.append(power(s))
     tables.append(by_family(s))
-    if s.get("rates_by_language"):  # only for runs with more than one language
+    if s.rates_by_language:  # only for runs with more than one language
         tables.append(by_language(s))
-    ranked = len(s.get("units", ())) >= MIN_RANKED  # rank statistics need a few models
+    ranked = len(s.units) >= MIN_RANKED  # rank statistics need a few models
     builders = (executed_wrong, rank_agreement, stability, sweep, taxonomy, extraction, rel_error)
     tables += [build(s) for build in builders if ranked or build not in (rank_agreement, stability)]
-    if s.get("language_invariance"):  # only for runs with both languages
-        tables.append(language_table(s["language_invariance"]))
-    if s.get("calibration"):  # only when the run holds calibration rows
-        tables += calibration_tables(s["calibration"])
-    if s.get("experiment_a"):  # only when the run folder holds Experiment A results
-        tables += experiment_a_tables(s["experiment_a"])
+    if s.language_invariance:  # only for runs with both languages
+        tables.append(language_table(s.language_invariance))
+    if s.calibration:  # only when the run holds calibration rows
+        tables += calibration_tables(s.calibration)
+    if s.experiment_a:  # only when the run folder holds Experiment A results
+        tables += experiment_a_tables(s.experiment_a)
     return tables

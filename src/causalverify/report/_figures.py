@@ -17,6 +17,9 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from causalverify.records import DEFAULT_TOLERANCE, Summary
+from causalverify.records.summary import RateDetail
+
 DPI: Final[int] = 100
 LAYER_LABELS: Final[dict[str, str]] = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b+"}
 FIGURES: Final[tuple[str, ...]] = (
@@ -55,15 +58,21 @@ def wrap_name(name: str, width: int = 20) -> str:
     return "\n".join(part for part in lines if part)
 
 
-def _units_by_plus(summary: Mapping[str, Any]) -> list[str]:
-    return list(summary["rankings"]["L2b_plus"]["order"])
+def _units_by_plus(summary: Summary) -> list[str]:
+    return list(summary.order)
 
 
 def _rate(value: float | None) -> float:
     return np.nan if value is None else float(value)
 
 
-def cascade(summary: Mapping[str, Any], path: Path) -> Path:
+def _plus_rate(by_layer: Mapping[str, RateDetail] | None) -> float | None:
+    """The L2b+ rate of a group of cells (None when the group has none)."""
+    entry = (by_layer or {}).get("L2b_plus")
+    return None if entry is None else entry.rate
+
+
+def cascade(summary: Summary, path: Path) -> Path:
     """Grouped bars of L1 → L2a → L2b → L2b+ rates per unit, best L2b+ first."""
     units = _units_by_plus(summary)
     fig = Figure(figsize=(max(5.0, 1.1 * len(units) + 2), 3.6))
@@ -71,7 +80,7 @@ def cascade(summary: Mapping[str, Any], path: Path) -> Path:
     width = 0.8 / len(LAYER_LABELS)
     x = np.arange(len(units))
     for i, (layer, label) in enumerate(LAYER_LABELS.items()):
-        values = [_rate(summary["rates"][u][layer]) for u in units]
+        values = [_rate(summary.rates[u][layer]) for u in units]
         ax.bar(x + (i - 1.5) * width, values, width, label=label)
     ax.set_xticks(x, [wrap_name(u) for u in units], rotation=20, ha="right")
     ax.set_ylim(0, 1.2)
@@ -83,16 +92,16 @@ def cascade(summary: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def tolerance_sweep(summary: Mapping[str, Any], path: Path) -> Path:
+def tolerance_sweep(summary: Summary, path: Path) -> Path:
     """L2b+ rate per unit as the relative-error tolerance varies."""
-    detail = summary["tolerance_sweep_detail"]
+    detail = summary.tolerance_sweep_detail
     tolerances = sorted(detail, key=float)
     fig = Figure(figsize=(5.5, 3.6))
     ax = fig.add_subplot()
     for unit in _units_by_plus(summary):
-        ys = [_rate(detail[t]["rates"].get(unit)) for t in tolerances]
+        ys = [_rate(detail[t].rates.get(unit)) for t in tolerances]
         ax.plot([float(t) for t in tolerances], ys, marker="o", label=wrap_name(unit))
-    ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
+    ax.axvline(DEFAULT_TOLERANCE, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("tolerance on relative error")
     ax.set_ylabel("L2b+ rate")
     ax.set_ylim(0, 1.05)
@@ -106,7 +115,7 @@ def tolerance_sweep(summary: Mapping[str, Any], path: Path) -> Path:
 _CDF_LEFT = 3e-5
 
 
-def rel_error_cdf(summary: Mapping[str, Any], cells: pd.DataFrame, path: Path) -> Path:
+def rel_error_cdf(summary: Summary, cells: pd.DataFrame, path: Path) -> Path:
     """Empirical CDF of the relative error of executed cells, per unit (log scale)."""
     usable = cells[(cells["L2b"] == 1) & (cells["unscoreable"] == 0) & cells["rel_error"].notna()]
     fig = Figure(figsize=(5.5, 3.6))
@@ -123,7 +132,7 @@ def rel_error_cdf(summary: Mapping[str, Any], cells: pd.DataFrame, path: Path) -
     ax.set_xscale("log")
     ax.set_xlim(_CDF_LEFT, 1e4)
     ax.set_ylim(-0.03, 1.05)
-    ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
+    ax.axvline(DEFAULT_TOLERANCE, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("relative error |est - canonical| / |canonical| (clipped to 1e-4..1e4)")
     ax.set_ylabel("share of executed cells")
     ax.set_title("Relative-error CDF")
@@ -133,19 +142,13 @@ def rel_error_cdf(summary: Mapping[str, Any], cells: pd.DataFrame, path: Path) -
     return _save(fig, path)
 
 
-def family_heatmap(summary: Mapping[str, Any], path: Path) -> Path:
+def family_heatmap(summary: Summary, path: Path) -> Path:
     """Unit × design family heatmap of L2b+ rates, annotated."""
     units = _units_by_plus(summary)
-    families = list(summary["families"])
-    by_family = summary["rates_by_family"]
+    families = list(summary.families)
+    by_family = summary.rates_by_family
     grid = np.array(
-        [
-            [
-                _rate(by_family.get(u, {}).get(f, {}).get("L2b_plus", {}).get("rate"))
-                for f in families
-            ]
-            for u in units
-        ]
+        [[_rate(_plus_rate(by_family.get(u, {}).get(f))) for f in families] for u in units]
     )
     fig = Figure(figsize=(1.3 * len(families) + 3, 0.45 * len(units) + 1.6))
     ax = fig.add_subplot()
@@ -161,18 +164,18 @@ def family_heatmap(summary: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def rank_points(summary: Mapping[str, Any]) -> dict[tuple[float, float], list[str]]:
+def rank_points(summary: Summary) -> dict[tuple[float, float], list[str]]:
     """``(L2b rank, L2b+ rank) -> units`` at that point, best first: tied units share one
     point and one label, so their names are never drawn over each other."""
-    ranks_b = summary["rankings"]["L2b"]["ranks"]
-    ranks_p = summary["rankings"]["L2b_plus"]["ranks"]
+    ranks_b = summary.rankings["L2b"].ranks
+    ranks_p = summary.rankings["L2b_plus"].ranks
     points: dict[tuple[float, float], list[str]] = {}
     for unit in _units_by_plus(summary):
         points.setdefault((ranks_b[unit], ranks_p[unit]), []).append(unit)
     return points
 
 
-def rank_agreement(summary: Mapping[str, Any], path: Path) -> Path:
+def rank_agreement(summary: Summary, path: Path) -> Path:
     """Each unit's L2b rank against its L2b+ rank; the diagonal is perfect agreement."""
     n = len(_units_by_plus(summary))
     fig = Figure(figsize=(4.6, 4.2))
@@ -182,7 +185,7 @@ def rank_agreement(summary: Mapping[str, Any], path: Path) -> Path:
         ax.scatter(x, y, s=30 + 10 * (len(together) - 1))
         ax.annotate("\n".join(wrap_name(u) for u in together), (x, y), fontsize=7, xytext=(4, 3),
                     textcoords="offset points", va="top")  # fmt: skip
-    tau = summary["rank_correlation"]["L2b"]["kendall_tau"]
+    tau = summary.rank_correlation["L2b"].kendall_tau
     shown = "n/a" if tau is None or n < 4 else f"{tau:.2f}"  # too few models for a τ
     ax.set_title(f"L2b rank vs L2b+ rank (Kendall τ = {shown})")
     ax.set_xlim(n + 0.5, 0.5)
@@ -193,7 +196,7 @@ def rank_agreement(summary: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def write_figures(summary: Mapping[str, Any], cells: pd.DataFrame, folder: Path) -> dict[str, Path]:
+def write_figures(summary: Summary, cells: pd.DataFrame, folder: Path) -> dict[str, Path]:
     """Draw every report figure into ``folder``; returns ``name -> path``."""
     folder.mkdir(parents=True, exist_ok=True)
     with mpl.rc_context(_RC):  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from causalverify.records import Summary
 from causalverify.report._tables import Table, _ci, _k_of_n, cells_link, interval_label, pct
 
 TIERS: Final[tuple[str, ...]] = ("matches", "plausible", "wrong", "unread")
@@ -28,15 +29,15 @@ def _tier(entry: Mapping[str, Any], tier: str) -> str:
     return "–" if rate["n"] == 0 else f"{pct(rate['rate'])} ({rate['k']})"
 
 
-def _order(s: Mapping[str, Any], units: Mapping[str, Any]) -> list[str]:
-    order = [u for u in s["rankings"]["L2b_plus"]["order"] if u in units]
+def _order(s: Summary, units: Mapping[str, Any]) -> list[str]:
+    order = [u for u in s.order if u in units]
     return order + sorted(u for u in units if u not in order)
 
 
-def inference_table(s: Mapping[str, Any]) -> Table:
+def inference_table(s: Summary) -> Table:
     """Per unit: L2b+ and L2c on the same cells, P(L2c | L2b+), the SE tier shares, interval
     coverage and significance agreement."""
-    inf = s["inference"]
+    inf = s.inference or {}
     rows, links = [], []
     for unit in _order(s, inf["by_unit"]):
         e = inf["by_unit"][unit]
@@ -59,7 +60,7 @@ def inference_table(s: Mapping[str, Any]) -> Table:
         key="inference",
         title="Inference: layer L2c, beside L2b+",
         header=(
-            s["unit"],
+            s.unit,
             "L2b+ (same cells)",
             f"L2c [{interval_label(s)}]",
             "L2c k/n",
@@ -77,9 +78,9 @@ def inference_table(s: Mapping[str, Any]) -> Table:
     )
 
 
-def inference_by_family(s: Mapping[str, Any]) -> Table:
+def inference_by_family(s: Summary) -> Table:
     """Per unit and design family: the number of executed cells in each SE tier, and L2c."""
-    inf = s["inference"]
+    inf = s.inference or {}
     families = sorted({f for by in inf["by_family"].values() for f in by})
     rows, links = [], []
     for unit in _order(s, inf["by_family"]):
@@ -96,7 +97,7 @@ def inference_by_family(s: Mapping[str, Any]) -> Table:
     return Table(
         key="inference_by_family",
         title="SE tiers by design family",
-        header=(s["unit"], *families),
+        header=(s.unit, *families),
         rows=tuple(rows),
         note="Executed cells whose SE matches / is plausible / is wrong / was not read; then L2c "
         "(passes/cells).",
@@ -104,8 +105,8 @@ def inference_by_family(s: Mapping[str, Any]) -> Table:
     )
 
 
-def inference_tables(s: Mapping[str, Any]) -> list[Table]:
+def inference_tables(s: Summary) -> list[Table]:
     """The inference tables when the summary has layer L2c, else none."""
-    if not s.get("inference"):
+    if not s.inference:
         return []
     return [inference_table(s), inference_by_family(s)]

@@ -7,8 +7,10 @@ import html
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
+from causalverify.records import Summary
+from causalverify.records.summary import Incomplete, RankCorrelation
 from causalverify.report._catalog import MIN_RANKED, all_tables
 from causalverify.report._explorer_page import CSS as EXPLORER_CSS
 from causalverify.report._explorer_page import explorer_markup
@@ -43,22 +45,23 @@ _CAPTIONS: Final[dict[str, str]] = {
 }
 
 
-def incomplete_banner(s: Mapping[str, Any]) -> str | None:
-    """``incomplete: N cells without an answer (...)`` when cells failed at the API, else None."""
-    incomplete = s.get("incomplete") or {}
-    n = int(incomplete.get("cells", 0))
+def incomplete_banner(s: Summary | Incomplete) -> str | None:
+    """``incomplete: N cells without an answer (...)`` when cells failed at the API, else None
+    (of a summary, or of the counts a command has at hand)."""
+    incomplete = s.incomplete if isinstance(s, Summary) else s
+    n = incomplete.cells
     if not n:
         return None
-    per = ", ".join(f"{m} {k}" for m, k in incomplete.get("by_model", {}).items())
+    per = ", ".join(f"{m} {k}" for m, k in incomplete.by_model.items())
     return (
         f"incomplete: {n} cells without an answer ({per}); they are left out of every rate. "
         "Rerun the same `causalverify run` command to retry them."
     )
 
 
-def unfinished_banner(s: Mapping[str, Any]) -> str | None:
+def unfinished_banner(s: Summary) -> str | None:
     """``unfinished: N cells ...`` when the harness could not finish cells, else None."""
-    overall = (s.get("taxonomy") or {}).get("overall", {})
+    overall = s.taxonomy.overall
     parts = [
         f"{int(overall[k])} {label}"
         for k, label in (
@@ -75,95 +78,96 @@ def unfinished_banner(s: Mapping[str, Any]) -> str | None:
     )
 
 
-def extraction_lines(s: Mapping[str, Any]) -> list[str]:
+def extraction_lines(s: Summary) -> list[str]:
     """Undecided cells (L2b+ shown as bounds), answers with several code blocks and declared
     estimates, per unit, when any."""
     lines = []
-    undecided = s.get("undecided") or {}
-    if undecided.get("cells"):
-        per = ", ".join(f"{u} {n}" for u, n in undecided.get("by_unit", {}).items() if n)
+    undecided = s.undecided
+    if undecided.cells:
+        per = ", ".join(f"{u} {n}" for u, n in undecided.by_unit.items() if n)
         lines.append(
-            f"Undecided: {undecided['cells']} cells ({per}) printed candidates that neither all "
+            f"Undecided: {undecided.cells} cells ({per}) printed candidates that neither all "
             "pass nor all fail; their L2b+ is shown as bounds (lower–upper)."
         )
-    several = s.get("several_blocks") or {}
-    if several.get("cells"):
-        per = ", ".join(f"{u} {n}" for u, n in several.get("by_unit", {}).items() if n)
+    several = s.several_blocks
+    if several.cells:
+        per = ", ".join(f"{u} {n}" for u, n in several.by_unit.items() if n)
         lines.append(
-            f"Several code blocks: {several['cells']} cells ({per}) answered with more than one "
+            f"Several code blocks: {several.cells} cells ({per}) answered with more than one "
             "code block of the requested language, against the prompt's exactly one; the first "
             "ran and was scored (each cell's page says which block ran)."
         )
-    declared = s.get("declared") or {}
-    if declared.get("asked"):
+    declared = s.declared
+    if declared.asked:
         per = ", ".join(
-            f"{u} {d['accepted']}/{d['asked']}"
-            for u, d in declared.get("by_unit", {}).items()
-            if d.get("asked")
+            f"{u} {d.accepted}/{d.asked}" for u, d in declared.by_unit.items() if d.asked
         )
         lines.append(
-            f"Declared: {declared['asked']} cells without an ESTIMATE line or undecided were "
-            f"asked which printed number is their estimate; {declared['accepted']} named a "
+            f"Declared: {declared.asked} cells without an ESTIMATE line or undecided were "
+            f"asked which printed number is their estimate; {declared.accepted} named a "
             f"number their output prints (accepted/asked: {per})."
         )
     return lines
 
 
-def settings_line(s: Mapping[str, Any]) -> str | None:
+def settings_line(s: Summary) -> str | None:
     """The settings the report shows (suite seed, protocol, profile, tolerance, extractor and
     mode: single, or repair with its turns)."""
-    run = dict(s.get("run") or {})
+    if s.run is None:
+        return None
+    run = s.run.model_dump(exclude_unset=True)
     if not run:
         return None
-    run.update(run.get("rescored") or {})  # `causalverify score` rescored the cells
+    if s.run.rescored is not None:  # `causalverify score` rescored the cells
+        run.update(s.run.rescored.model_dump())
     names = ("suite_seed", "protocol", "profile", "tolerance", "extractor")
     labels = ("suite seed", "protocol", "profile", "tolerance", "extractor")
     parts = [f"{label} {run[k]}" for k, label in zip(names, labels, strict=True) if k in run]
-    mode = run.get("mode")
-    if isinstance(mode, Mapping) and mode.get("name") == "repair":
-        parts.append(f"mode repair (up to {mode.get('max_turns')} turns per cell)")
-    elif isinstance(mode, Mapping):
-        parts.append(f"mode {mode.get('name')}")
+    mode = s.run.mode
+    if mode is not None and mode.name == "repair":
+        parts.append(f"mode repair (up to {mode.max_turns} turns per cell)")
+    elif mode is not None:
+        parts.append(f"mode {mode.name}")
     return "Settings: " + ", ".join(parts) + "." if parts else None
 
 
-def _overview(s: Mapping[str, Any]) -> list[str]:
-    ew = s["executed_wrong"]
-    tau = s["rank_correlation"].get("L2b", {})
+def _overview(s: Summary) -> list[str]:
+    ew = s.executed_wrong
+    tau = s.rank_correlation.get("L2b", RankCorrelation())
     banners = (incomplete_banner(s), unfinished_banner(s), settings_line(s))
     lines = [line for line in banners if line]
     ranks = (
         [
-            f"Kendall τ-b between the L2b and L2b+ rankings: {num(tau.get('kendall_tau'))}"
-            f" (Spearman ρ {num(tau.get('spearman_rho'))})."
+            f"Kendall τ-b between the L2b and L2b+ rankings: {num(tau.kendall_tau)}"
+            f" (Spearman ρ {num(tau.spearman_rho)})."
         ]
-        if len(s["units"]) >= MIN_RANKED
+        if len(s.units) >= MIN_RANKED
         else []
     )
     return [
         *lines,
-        f"{s['n_cells']} cells: {len(s['units'])} {s['unit']}(s) × {s['n_scenarios']} scenarios"
-        f" ({', '.join(s['families'])}); languages: {', '.join(s['languages'])}.",
-        f"Executed but wrong: {ew['count']} of {ew['denominator']} executed scoreable cells.",
+        f"{s.n_cells} cells: {len(s.units)} {s.unit}(s) × {s.n_scenarios} scenarios"
+        f" ({', '.join(s.families)}); languages: {', '.join(s.languages)}.",
+        f"Executed but wrong: {ew.count} of {ew.denominator} executed scoreable cells.",
         *extraction_lines(s),
         *ranks,
         *power_lines(s),
     ]
 
 
-def power_lines(s: Mapping[str, Any]) -> list[str]:
+def power_lines(s: Summary) -> list[str]:
     """Who is tied with #1, and the smallest L2b+ difference this design detects."""
     lines = []
-    tied = (s.get("pairwise") or {}).get("tied_with_leader") or []
+    tied = s.pairwise.tied_with_leader
     if len(tied) > 1:
         lines.append(
             f"Not distinguishable from #1 on L2b+ (Holm-adjusted exact test, 5%): "
             f"{', '.join(tied[1:])}."
         )
-    mde = (s.get("power") or {}).get("mde")
+    mde = s.power.mde
     if mde is not None:
         lines.append(
-            f"With {s['power']['scenarios']} scenarios the smallest L2b+ difference between two "
+            f"With {s.power.scenarios} scenarios the smallest L2b+ difference between two "
             f"models this design detects with 80% power is {100 * mde:.0f} pp."
         )
     return lines
@@ -180,7 +184,7 @@ def _md_table(table: Table) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_markdown(summary: Mapping[str, Any], title: str) -> str:
+def render_markdown(summary: Summary, title: str) -> str:
     """``leaderboard.md``: the overview and every table, from the summary only."""
     parts = [f"# {title}\n", "\n".join(f"- {line}" for line in _overview(summary)) + "\n"]
     parts += [_md_table(t) for t in all_tables(summary)]
@@ -255,7 +259,7 @@ _SHOWN: Final[frozenset[str]] = frozenset({"leaderboard", "inference", "repair"}
 
 
 def render_html(
-    summary: Mapping[str, Any],
+    summary: Summary,
     title: str,
     figures: Mapping[str, Path],
     *,

@@ -12,6 +12,8 @@ from typing import Any, Final
 from urllib.parse import quote, urlencode
 
 from causalverify.analysis._taxonomy import SELF_REPORTED
+from causalverify.records import DEFAULT_TOLERANCE, Summary
+from causalverify.records.summary import ExtractionProfile, RateDetail
 
 LAYERS = ("L1", "L2a", "L2b", "L2b_plus")
 LABEL = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b+"}
@@ -52,43 +54,50 @@ def flag(value: bool | None) -> str:
     return "–" if value is None else ("yes" if value else "no")
 
 
-def _ci(entry: Mapping[str, Any] | None) -> str:
+def rate_detail(entry: RateDetail | Mapping[str, Any]) -> RateDetail:
+    """A rate with its interval as the typed record (sections kept as JSON objects hold them
+    as plain mappings)."""
+    return entry if isinstance(entry, RateDetail) else RateDetail.model_validate(dict(entry))
+
+
+def _ci(entry: RateDetail | Mapping[str, Any] | None) -> str:
     """``"88.1% [80.2%, 94.0%]"``; an undecided share shows its bounds (``"40.0–46.7% [...]"``)."""
     if entry is None:
         return "–"
-    rate = pct(entry["rate"])
-    if entry.get("undecided"):
-        rate = f"{pct(entry['rate'])}–{pct(entry['rate_upper'])}"
-    if entry.get("lo") is None or entry.get("hi") is None:
+    e = rate_detail(entry)
+    rate = pct(e.rate)
+    if e.undecided:
+        rate = f"{pct(e.rate)}–{pct(e.rate_upper)}"
+    if e.lo is None or e.hi is None:
         return rate
-    return f"{rate} [{pct(entry['lo'])}, {pct(entry['hi'])}]"
+    return f"{rate} [{pct(e.lo)}, {pct(e.hi)}]"
 
 
-def interval_label(s: Mapping[str, Any]) -> str:
+def interval_label(s: Summary) -> str:
     """``"95% CI, scenario-clustered"`` (or bootstrap, or Wilson), from ``summary["intervals"]``."""
-    iv = s.get("intervals") or {"method": "wilson", "confidence": 0.95}
-    level = f"{100 * iv.get('confidence', 0.95):.0f}%"
+    iv = s.intervals
+    level = f"{100 * iv.confidence:.0f}%"
     kind = {
         "cluster": "scenario-clustered",
         "bootstrap": "scenario bootstrap",
         "wilson": "Wilson",
-    }.get(iv["method"], iv["method"])
+    }[iv.method]
     return f"{level} CI, {kind}"
 
 
-def interval_note(s: Mapping[str, Any]) -> str:
+def interval_note(s: Summary) -> str:
     """One sentence on how the intervals were computed."""
-    iv = s.get("intervals") or {"method": "wilson"}
-    if iv["method"] == "cluster":
+    iv = s.intervals
+    if iv.method == "cluster":
         return (
             "Intervals treat the scenario as the cluster (a scenario's languages, samples and "
             "turns are not independent): clustered standard error, t on C−1 degrees of freedom; "
             "Wilson on the scenarios when no scenario differs from another."
         )
-    if iv["method"] == "bootstrap":
+    if iv.method == "bootstrap":
         return (
-            f"Intervals: scenario-cluster percentile bootstrap, {iv.get('n_resamples')} "
-            f"resamples, seed {iv.get('seed')}."
+            f"Intervals: scenario-cluster percentile bootstrap, {iv.n_resamples} "
+            f"resamples, seed {iv.seed}."
         )
     return "Intervals: Wilson, every cell counted as independent."
 
@@ -103,33 +112,35 @@ def _pp(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:+.1f} pp"
 
 
-def _vs_leader(s: Mapping[str, Any]) -> dict[str, str]:
+def _vs_leader(s: Summary) -> dict[str, str]:
     """Each unit against #1: ``"#1"``, ``"tied with #1"`` or ``"−12.0 pp, p = 0.004"``."""
-    pairwise = s.get("pairwise") or {}
-    leader = pairwise.get("leader")
+    pairwise = s.pairwise
+    leader = pairwise.leader
     if leader is None:
         return {}
     out = {leader: "#1"}
-    tied = set(pairwise.get("tied_with_leader", ()))
-    for e in pairwise.get("pairs", ()):
-        if e["a"] != leader:
+    tied = set(pairwise.tied_with_leader)
+    for e in pairwise.pairs:
+        if e.a != leader:
             continue
-        if e["b"] in tied:
-            out[e["b"]] = "tied with #1"
-        elif e["n"]:
-            p = _pvalue(e.get("p_holm_leader"))
-            out[e["b"]] = f"{_pp(-e['difference'])}, p {p if p.startswith('<') else '= ' + p}"
+        if e.b in tied:
+            out[e.b] = "tied with #1"
+        elif e.n:
+            p = _pvalue(e.p_holm_leader)
+            difference = None if e.difference is None else -e.difference
+            out[e.b] = f"{_pp(difference)}, p {p if p.startswith('<') else '= ' + p}"
     return out
 
 
-def _k_of_n(entry: Mapping[str, Any]) -> str:
+def _k_of_n(entry: RateDetail | Mapping[str, Any]) -> str:
     """``k/n``, or ``k–k_upper/n`` when undecided cells bound it."""
-    if entry.get("undecided"):
-        return f"{entry['k']}–{entry['k_upper']}/{entry['n']}"
-    return f"{entry['k']}/{entry['n']}"
+    e = rate_detail(entry)
+    if e.undecided:
+        return f"{e.k}–{e.k_upper}/{e.n}"
+    return f"{e.k}/{e.n}"
 
 
-def leaderboard(s: Mapping[str, Any]) -> Table:
+def leaderboard(s: Summary) -> Table:
     """Units in L2b+ order with every layer's rate and interval, the rank interval and whether
     the unit is distinguishable from #1."""
     rows = []
@@ -137,10 +148,10 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
     classes = []
     places = standing(s)
     vs = _vs_leader(s)
-    tied = set((s.get("pairwise") or {}).get("tied_with_leader", ()))
-    ranks = s.get("rank_intervals") or {}
-    for unit in s["rankings"]["L2b_plus"]["order"]:
-        d = s["rates_detail"][unit]
+    tied = set(s.pairwise.tied_with_leader)
+    ranks = s.rank_intervals
+    for unit in s.order:
+        d = s.rates_detail[unit]
         link = cells_link(unit=unit)
         links.append(("", link, link, link, link, link, link, "", "", "", ""))
         classes.append("tied" if unit in tied else "")
@@ -152,14 +163,12 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
                 *(_ci(d[layer]) for layer in LAYERS[:3]),
                 _ci(d["L2b_plus"]),
                 _k_of_n(d["L2b_plus"]),
-                _ci(s.get("conditional_pass_detail", {}).get(unit))
-                if "conditional_pass_detail" in s
-                else pct(s["conditional_pass"][unit]),
+                _ci(s.conditional_pass_detail.get(unit)),
                 "–"
                 if not rank
                 else (str(rank[0]) if rank[0] == rank[1] else f"{rank[0]}–{rank[1]}"),
                 vs.get(unit, "–"),
-                str(s["unscoreable"][unit]),
+                str(s.unscoreable[unit]),
             )
         )
     return Table(
@@ -167,7 +176,7 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
         title="Leaderboard",
         header=(
             "#",
-            s["unit"],
+            s.unit,
             "L1",
             "L2a",
             "L2b",
@@ -189,20 +198,19 @@ def leaderboard(s: Mapping[str, Any]) -> Table:
     )
 
 
-def pairwise(s: Mapping[str, Any]) -> Table:
+def pairwise(s: Summary) -> Table:
     """Every pair of units: the paired L2b+ difference, its interval, exact and Holm p-values."""
-    pw = s.get("pairwise") or {}
     rows = []
-    for e in pw.get("pairs", ()):
+    for e in s.pairwise.pairs:
         rows.append(
             (
-                e["a"],
-                e["b"],
-                f"{e['n']} ({e['clusters']})",
-                "–" if not e["n"] else f"{_pp(e['difference'])} [{_pp(e['lo'])}, {_pp(e['hi'])}]",
-                f"{e['a_only']} / {e['b_only']}",
-                _pvalue(e["p"]),
-                _pvalue(e["p_holm"]),
+                e.a,
+                e.b,
+                f"{e.n} ({e.clusters})",
+                "–" if not e.n else f"{_pp(e.difference)} [{_pp(e.lo)}, {_pp(e.hi)}]",
+                f"{e.a_only} / {e.b_only}",
+                _pvalue(e.p),
+                _pvalue(e.p_holm),
             )
         )
     return Table(
@@ -224,12 +232,12 @@ def pairwise(s: Mapping[str, Any]) -> Table:
     )
 
 
-def power(s: Mapping[str, Any]) -> Table:
+def power(s: Summary) -> Table:
     """The minimum detectable L2b+ difference of this design and at other suite sizes."""
-    pw = s.get("power") or {}
-    by = pw.get("mde_by_scenarios", {})
-    here = pw.get("scenarios")
-    rows = [(f"this run ({here} scenarios)", _pp(pw.get("mde")).lstrip("+"))]
+    pw = s.power
+    by = pw.mde_by_scenarios
+    here = pw.scenarios
+    rows = [(f"this run ({here} scenarios)", _pp(pw.mde).lstrip("+"))]
     rows += [
         (f"{n} scenarios", _pp(v).lstrip("+"))
         for n, v in sorted(by.items(), key=lambda item: int(item[0]))
@@ -237,7 +245,7 @@ def power(s: Mapping[str, Any]) -> Table:
     ]
     basis = (
         "the median null variance per pair over the models next to each other in the leaderboard"
-        if pw.get("basis") == "observed"
+        if pw.basis == "observed"
         else "an assumed 25% chance that two models disagree on a cell"
     )
     return Table(
@@ -245,19 +253,19 @@ def power(s: Mapping[str, Any]) -> Table:
         title="Minimum detectable difference (L2b+, two models, 80% power, 5% two-sided)",
         header=("design", "minimum detectable difference"),
         rows=tuple(rows),
-        note=f"From {basis}, keeping {num(pw.get('pairs_per_scenario'), 1)} pairs per scenario; "
+        note=f"From {basis}, keeping {num(pw.pairs_per_scenario, 1)} pairs per scenario; "
         "a smaller true difference is likely to be missed. More scenarios "
         "(`causalverify build --scenarios N`) shrink it about as 1/√N.",
     )
 
 
-def standing(s: Mapping[str, Any]) -> dict[str, str]:
+def standing(s: Summary) -> dict[str, str]:
     """Each unit's place by L2b+: ``"1"``, ``"2="`` for units tied at 2, ``"4"``, ...
 
     Tied units share the best of their places (competition ranking); units without a scoreable
     cell come last, tied with each other.
     """
-    rates = {u: s["rates"][u]["L2b_plus"] for u in s["rankings"]["L2b_plus"]["order"]}
+    rates = {u: s.rates[u]["L2b_plus"] for u in s.order}
 
     def key(u: str) -> float:
         rate = rates[u]
@@ -271,84 +279,80 @@ def standing(s: Mapping[str, Any]) -> dict[str, str]:
     return places
 
 
-def by_family(s: Mapping[str, Any]) -> Table:
+def by_family(s: Summary) -> Table:
     """L2b+ rate (k/n) per unit and design family."""
-    families = list(s["families"])
+    families = list(s.families)
     rows = []
     links = []
-    for unit in s["rankings"]["L2b_plus"]["order"]:
+    for unit in s.order:
         cells = []
         links.append(("", *(cells_link(unit=unit, family=f) for f in families)))
         for family in families:
-            e = s["rates_by_family"].get(unit, {}).get(family, {}).get("L2b_plus")
-            cells.append("–" if e is None else f"{_ci(e)} ({e['k']}/{e['n']})")
+            e = s.rates_by_family.get(unit, {}).get(family, {}).get("L2b_plus")
+            cells.append("–" if e is None else f"{_ci(e)} ({e.k}/{e.n})")
         rows.append((unit, *cells))
     return Table(
         key="by_family",
         title="L2b+ by design family",
-        header=(s["unit"], *families),
+        header=(s.unit, *families),
         rows=tuple(rows),
         note=f"Rate [{interval_label(s)}] (passes/scoreable cells).",
         links=tuple(links),
     )
 
 
-def by_language(s: Mapping[str, Any]) -> Table:
+def by_language(s: Summary) -> Table:
     """Every layer's rate and interval per unit and language (runs with several languages)."""
     rows = []
-    for unit in s["rankings"]["L2b_plus"]["order"]:
-        for language, d in sorted(s.get("rates_by_language", {}).get(unit, {}).items()):
+    for unit in s.order:
+        for language, d in sorted((s.rates_by_language or {}).get(unit, {}).items()):
             rows.append((unit, language, *(_ci(d[layer]) for layer in LAYERS)))
     return Table(
         key="by_language",
         title="Rates by language",
-        header=(s["unit"], "language", *(LABEL[layer] for layer in LAYERS)),
+        header=(s.unit, "language", *(LABEL[layer] for layer in LAYERS)),
         rows=tuple(rows),
         note=f"Rate [{interval_label(s)}].",
     )
 
 
-def executed_wrong(s: Mapping[str, Any]) -> Table:
+def executed_wrong(s: Summary) -> Table:
     """Executed-but-wrong counts per unit and pooled."""
-    ew = s["executed_wrong"]
-    order = [u for u in s["rankings"]["L2b_plus"]["order"] if u in ew["by_unit"]]
+    ew = s.executed_wrong
+    order = [u for u in s.order if u in ew.by_unit]
     rows = [
-        (
-            unit,
-            f"{ew['by_unit'][unit]['k']}/{ew['by_unit'][unit]['n']}",
-            _ci(ew["by_unit"][unit]),
-        )
+        (unit, f"{ew.by_unit[unit].k}/{ew.by_unit[unit].n}", _ci(ew.by_unit[unit]))
         for unit in order
     ]
-    rows.append(("all", f"{ew['count']}/{ew['denominator']}", pct(ew["share"])))
+    rows.append(("all", f"{ew.count}/{ew.denominator}", pct(ew.share)))
     return Table(
         key="executed_wrong",
         title="Executed but wrong (L2b = 1, L2b+ = 0)",
-        header=(s["unit"], "wrong / executed", "share"),
+        header=(s.unit, "wrong / executed", "share"),
         rows=tuple(rows),
     )
 
 
-def rank_agreement(s: Mapping[str, Any]) -> Table:
+def rank_agreement(s: Summary) -> Table:
     """Kendall τ-b, Spearman ρ and order agreement of each layer's ranking with L2b+."""
     rows = []
-    for layer, c in sorted(s["rank_correlation"].items()):
-        boot = c["bootstrap_ci"]
+    for layer, c in sorted(s.rank_correlation.items()):
+        boot = c.bootstrap_ci
         rows.append(
             (
                 f"{LABEL[layer]} vs L2b+",
-                num(c["kendall_tau"]),
-                num(c["kendall_p"]),
+                num(c.kendall_tau),
+                num(c.kendall_p),
                 f"[{num(boot['kendall_tau'][0])}, {num(boot['kendall_tau'][1])}]",
-                num(c["spearman_rho"]),
+                num(c.spearman_rho),
                 f"[{num(boot['spearman_rho'][0])}, {num(boot['spearman_rho'][1])}]",
-                num(c["pairwise_accuracy"]),
-                flag(c["top1_match"]),
-                flag(c["top2_match"]),
-                flag(c["bottom2_match"]),
+                num(c.pairwise_accuracy),
+                flag(c.top1_match),
+                flag(c.top2_match),
+                flag(c.bottom2_match),
             )
         )
-    boot_n = next(iter(s["rank_correlation"].values()))["bootstrap_ci"]["n_resamples"]
+    boot_n = next(iter(s.rank_correlation.values())).bootstrap_ci["n_resamples"]
     return Table(
         key="rank_agreement",
         title="Rank agreement with L2b+",
@@ -365,18 +369,18 @@ def rank_agreement(s: Mapping[str, Any]) -> Table:
             "bottom-2",
         ),
         rows=tuple(rows),
-        note=f"Scenario-clustered percentile bootstrap, {boot_n} resamples, seed {s['seed']}.",
+        note=f"Scenario-clustered percentile bootstrap, {boot_n} resamples, seed {s.seed}.",
     )
 
 
-def stability(s: Mapping[str, Any]) -> Table:
+def stability(s: Summary) -> Table:
     """Leave-one-out τ range and drop-one-family agreement."""
     rows = []
-    for layer, by_unit in sorted(s["stability"]["leave_one_out"].items()):
+    for layer, by_unit in sorted(s.stability["leave_one_out"].items()):
         taus = [v for v in by_unit.values() if v is not None]
         span = f"{num(min(taus))} – {num(max(taus))}" if taus else "–"
-        rows.append((f"leave one {s['unit']} out: τ({LABEL[layer]}, L2b+)", span, "", "", ""))
-    for family, d in sorted(s["stability"]["drop_one_family"].items()):
+        rows.append((f"leave one {s.unit} out: τ({LABEL[layer]}, L2b+)", span, "", "", ""))
+    for family, d in sorted(s.stability["drop_one_family"].items()):
         rows.append(
             (
                 f"drop {family}: L2b+ vs full L2b+",
@@ -394,24 +398,25 @@ def stability(s: Mapping[str, Any]) -> Table:
     )
 
 
-def sweep(s: Mapping[str, Any]) -> Table:
+def sweep(s: Summary) -> Table:
     """Passes per unit at each tolerance, with the executed-but-wrong count."""
-    tolerances = sorted(s["tolerance_sweep"], key=float)
-    units = s["rankings"]["L2b_plus"]["order"]
-    detail = s["tolerance_sweep_detail"]
-    rows = [
-        tuple([unit, *(str(s["tolerance_sweep"][t][unit]) for t in tolerances)]) for unit in units
-    ]
+    tolerances = sorted(s.tolerance_sweep, key=float)
+    units = s.order
+    detail = s.tolerance_sweep_detail
+    rows = [tuple([unit, *(str(s.tolerance_sweep[t][unit]) for t in tolerances)]) for unit in units]
+    rows.append(tuple(["executed but wrong", *(str(detail[t].executed_wrong) for t in tolerances)]))
     rows.append(
-        tuple(["executed but wrong", *(str(detail[t]["executed_wrong"]) for t in tolerances)])
-    )
-    rows.append(
-        tuple(["same ranking as 0.5", *(flag(detail[t]["ranking_identical"]) for t in tolerances)])
+        tuple(
+            [
+                f"same ranking as {DEFAULT_TOLERANCE}",
+                *(flag(detail[t].ranking_identical) for t in tolerances),
+            ]
+        )
     )
     return Table(
         key="sweep",
         title="Tolerance sweep (L2b+ passes)",
-        header=(s["unit"], *tolerances),
+        header=(s.unit, *tolerances),
         rows=tuple(rows),
     )
 
@@ -422,17 +427,17 @@ _CATEGORY_LABELS: Final[dict[str, str]] = {
 }
 
 
-def taxonomy(s: Mapping[str, Any]) -> Table:
+def taxonomy(s: Summary) -> Table:
     """Cells per failure category, per unit and overall."""
-    tax = s["taxonomy"]
-    categories = sorted(tax["overall"])
-    units = s["rankings"]["L2b_plus"]["order"]
+    tax = s.taxonomy
+    categories = sorted(tax.overall)
+    units = s.order
     rows = [
         tuple(
             [
                 _CATEGORY_LABELS.get(cat, cat),
-                *(str(tax["by_unit"].get(u, {}).get(cat, 0)) for u in units),
-                str(tax["overall"][cat]),
+                *(str(tax.by_unit.get(u, {}).get(cat, 0)) for u in units),
+                str(tax.overall[cat]),
             ]
         )
         for cat in categories
@@ -442,14 +447,14 @@ def taxonomy(s: Mapping[str, Any]) -> Table:
         (
             "",
             *(
-                cells_link(unit=u, category=cat) if tax["by_unit"].get(u, {}).get(cat) else ""
+                cells_link(unit=u, category=cat) if tax.by_unit.get(u, {}).get(cat) else ""
                 for u in units
             ),
             cells_link(category=cat),
         )
         for cat in categories
     ]
-    missing = ", ".join(f"{k} ({v})" for k, v in tax["missing_packages"].items())
+    missing = ", ".join(f"{k} ({v})" for k, v in tax.missing_packages.items())
     return Table(
         key="taxonomy",
         title="Failure taxonomy (cells)",
@@ -460,28 +465,27 @@ def taxonomy(s: Mapping[str, Any]) -> Table:
     )
 
 
-def extraction(s: Mapping[str, Any]) -> Table:
+def extraction(s: Summary) -> Table:
     """Per unit: executed cells whose extraction was ambiguous or read through the fit log."""
-    prof = s.get("extraction", {})
     rows = []
-    for unit in s["rankings"]["L2b_plus"]["order"]:
-        e = prof.get(unit, {})
-        n = e.get("executed", 0)
+    for unit in s.order:
+        e = s.extraction.get(unit, ExtractionProfile())
+        n = e.executed
         rows.append(
             (
                 unit,
                 str(n),
-                str(e.get("ambiguous", 0)),
-                pct(e.get("ambiguous", 0) / n if n else None),
-                str(e.get("fit_match", 0)),
-                str(e.get("fitted_right_reported_wrong", 0)),
+                str(e.ambiguous),
+                pct(e.ambiguous / n if n else None),
+                str(e.fit_match),
+                str(e.fitted_right_reported_wrong),
             )
         )
     return Table(
         key="extraction",
         title="Extraction: how much rides on it (executed cells)",
         header=(
-            s["unit"],
+            s.unit,
             "executed",
             "ambiguous",
             "share",
@@ -499,17 +503,17 @@ def extraction(s: Mapping[str, Any]) -> Table:
     )
 
 
-def rel_error(s: Mapping[str, Any]) -> Table:
+def rel_error(s: Summary) -> Table:
     """Relative-error quantiles per unit over executed cells with an estimate."""
     keys = ("q10", "q25", "q50", "q75", "q90")
     rows = [
-        (unit, str(s["rel_error"][unit]["n"]), *(num(s["rel_error"][unit][k]) for k in keys))
-        for unit in s["rankings"]["L2b_plus"]["order"]
+        (unit, str(s.rel_error[unit]["n"]), *(num(s.rel_error[unit][k]) for k in keys))
+        for unit in s.order
     ]
     return Table(
         key="rel_error",
         title="Relative error of executed estimates",
-        header=(s["unit"], "n", "10%", "25%", "median", "75%", "90%"),
+        header=(s.unit, "n", "10%", "25%", "median", "75%", "90%"),
         rows=tuple(rows),
     )
 

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from causalverify.calibration import load_calibration, summarize_calibration
+from causalverify.records import Summary
 from causalverify.report._figures import _RC, _save, wrap_name
 from causalverify.report._tables import Table, num, pct
 
@@ -145,9 +146,9 @@ def reliability_figure(calibration: Mapping[str, Any], protocol: str, path: Path
     return _save(fig, path)
 
 
-def write_calibration_figures(summary: Mapping[str, Any], folder: Path) -> dict[str, Path]:
+def write_calibration_figures(summary: Summary, folder: Path) -> dict[str, Path]:
     """Draw the reliability diagrams when the summary has a calibration section."""
-    calibration = summary.get("calibration")
+    calibration = summary.calibration
     if not calibration:
         return {}
     folder.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from causalverify.papers.summary import experiment_a_summary
+from causalverify.records import Summary
 from causalverify.report._figures import _RC, _save, wrap_name
 
 
@@ -69,9 +70,9 @@ def rid_figure(entry: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def write_experiment_a_figures(summary: Mapping[str, Any], folder: Path) -> dict[str, Path]:
+def write_experiment_a_figures(summary: Summary, folder: Path) -> dict[str, Path]:
     """Draw the Experiment A figures when the summary has an ``experiment_a`` section."""
-    entry = summary.get("experiment_a")
+    entry = summary.experiment_a
     if not entry:
         return {}
     folder.mkdir(parents=True, exist_ok=True)

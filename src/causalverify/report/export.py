@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from causalverify.records import CellRecord, TurnRecord
+from causalverify.records import CellRecord, RunMeta, TurnRecord
 
 ExportFormat = Literal["parquet", "csv", "jsonl"]
 FORMATS: Final[tuple[str, ...]] = ("parquet", "csv", "jsonl")
@@ -98,16 +98,15 @@ def _num(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
-def _run_fields(meta: Mapping[str, Any]) -> dict[str, Any]:
-    mode = meta.get("mode")
-    repair = isinstance(mode, Mapping) and mode.get("name") == "repair"
+def _run_fields(meta: RunMeta) -> dict[str, Any]:
+    mode = meta.mode_or_single
     return {
-        "suite": meta.get("suite"),
-        "suite_fingerprint": meta.get("suite_fingerprint"),
-        "suite_seed": meta.get("suite_seed"),
-        "protocol": meta.get("protocol"),
-        "mode": "repair" if repair else "single",
-        "max_turns": int(mode["max_turns"]) if repair and isinstance(mode, Mapping) else 1,
+        "suite": meta.suite,
+        "suite_fingerprint": meta.suite_fingerprint,
+        "suite_seed": meta.suite_seed,
+        "protocol": meta.protocol if meta.has("protocol") else None,
+        "mode": mode.name,
+        "max_turns": int(mode.max_turns or 1) if mode.name == "repair" else 1,
     }
 
 
@@ -205,7 +204,7 @@ def _key_fields(record: CellRecord, run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def export_rows(
-    records: Iterable[CellRecord], meta: Mapping[str, Any]
+    records: Iterable[CellRecord], meta: RunMeta
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``(cell rows, turn rows)`` of a run, in the store's cell order."""
     run = _run_fields(meta)
@@ -266,7 +265,7 @@ def write_table(rows: Sequence[Mapping[str, Any]], path: Path, fmt: ExportFormat
 
 def write_export(
     records: Iterable[CellRecord],
-    meta: Mapping[str, Any],
+    meta: RunMeta,
     out_dir: Path,
     fmt: ExportFormat,
 ) -> dict[str, Path]:

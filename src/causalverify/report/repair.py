@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from causalverify.analysis import IntervalSettings, repair_summary
 from causalverify.models.pricing import format_cost
-from causalverify.records import CellRecord
+from causalverify.records import CellRecord, RunMeta, Summary
 from causalverify.report._figures import _RC, _save, wrap_name
 from causalverify.report._tables import Table, num, pct
 
@@ -29,16 +29,15 @@ CAPTION: Final[str] = (
 
 def repair_entry(
     records: Sequence[CellRecord],
-    meta: Mapping[str, Any] | None,
+    meta: RunMeta | None,
     *,
     settings: IntervalSettings | None = None,
 ) -> dict[str, Any] | None:
     """``summary.json["repair"]`` for a repair-mode run, None for a single-mode one."""
-    mode = (meta or {}).get("mode")
-    if not isinstance(mode, Mapping) or mode.get("name") != "repair":
+    if meta is None or meta.mode is None or meta.mode.name != "repair":
         return None
-    models = (meta or {}).get("models")
-    return repair_summary(records, int(mode["max_turns"]), models=models, settings=settings)
+    models = meta.models if meta.has("models") else None
+    return repair_summary(records, int(meta.mode.max_turns or 1), models=models, settings=settings)
 
 
 def _by_turn(series: Sequence[float | None], intervals: Sequence[Any] | None = None) -> str:
@@ -114,9 +113,9 @@ def repair_tables(repair: Mapping[str, Any]) -> list[Table]:
     ]
 
 
-def write_repair_figures(summary: Mapping[str, Any], folder: Path) -> dict[str, Path]:
+def write_repair_figures(summary: Summary, folder: Path) -> dict[str, Path]:
     """Draw L2b and L2b+ by turn when the summary has a repair section."""
-    repair = summary.get("repair")
+    repair = summary.repair
     if not repair:
         return {}
     folder.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import causalverify
 from causalverify.errors import SetupError
-from causalverify.records import CellRecord
+from causalverify.records import DEFAULT_TOLERANCE, CellRecord
 from causalverify.scoring import SCORING_STAGE, Extractor, Profile, score_unread
 from causalverify.scoring._worker import HEADER, READY, frame
 
@@ -187,7 +187,7 @@ class BoundedScorer:
         record: CellRecord,
         *,
         profile: Profile = "default",
-        tolerance: float = 0.5,
+        tolerance: float = DEFAULT_TOLERANCE,
         extractor: Extractor = "deterministic",
     ) -> CellRecord:
         unread = functools.partial(

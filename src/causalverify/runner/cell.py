@@ -24,17 +24,17 @@ from causalverify.records import (
     CanonicalInference,
     CellKey,
     CellRecord,
-    CellStatus,
     CodeRecord,
     Message,
     ModelResponse,
     ScenarioBrief,
     TurnRecord,
+    answer_status,
+    execution_status,
     messages_sha256,
     storable,
 )
 from causalverify.runner.declare import Declared, check_declaration, declares, needs_declaration
-from causalverify.sandbox.base import ExecResult
 from causalverify.sandbox.codeblocks import find_code_blocks
 from causalverify.scoring import SCORING_STAGE, score_unread
 
@@ -42,16 +42,6 @@ if TYPE_CHECKING:
     from causalverify.runner.config import RunConfig
     from causalverify.runner.stages import Rendered, Stages
     from causalverify.scenarios.model import Scenario
-
-_EXEC_STATUS: dict[str, CellStatus] = {
-    "ok": "no_estimate",  # provisional: scoring decides between no_estimate, wrong and correct
-    "error": "exec_error",
-    "timeout": "timeout",
-    "cpu_limit": "timeout",
-    "memory_limit": "resource_limit",
-    "output_limit": "resource_limit",
-    "killed": "resource_limit",
-}
 
 
 @dataclass(frozen=True)
@@ -226,9 +216,10 @@ def _execute(
     task, response = answered.task, answered.response
     timings = {"model": round(answered.seconds, 6)}
     record = progress.record = _base_record(task, config, response, timings)
-    if response.content is None and response.error is not None:
+    answer = answer_status(response)
+    if answer == "api_error":
         return record.model_copy(update={"status": "api_error"})
-    if not (response.content or "").strip():
+    if answer == "no_response":
         progress.stage = SCORING_STAGE
         return _score(record, stages, config)
     language = task.key.language
@@ -269,7 +260,8 @@ def _execute(
         update={
             "code": code,
             "execution": result,
-            "status": _status_of(result),
+            # provisional when it ran: scoring decides between no_estimate, wrong and correct
+            "status": execution_status(result) or "no_estimate",
             "timings": timings,
         }
     )
@@ -326,12 +318,6 @@ def _resolve_undecided(
     progress.record = judged
     progress.stage = SCORING_STAGE
     return _score(judged, stages, config)
-
-
-def _status_of(result: ExecResult) -> CellStatus:
-    if result.status == "error" and result.missing_package:
-        return "missing_package"
-    return _EXEC_STATUS.get(result.status, "exec_error")
 
 
 def _base_record(

@@ -9,6 +9,7 @@ from typing import Literal
 
 from causalverify.families import LANGUAGES, Language
 from causalverify.models.access import ModelAccess
+from causalverify.records import DEFAULT_TOLERANCE
 from causalverify.runner.budget import ScoringBudget
 from causalverify.sandbox.base import Limits
 
@@ -108,7 +109,7 @@ class RunConfig:
     limit: int | None = None
     protocol: Protocol = "default"
     profile: Profile = "default"
-    tolerance: float = 0.5
+    tolerance: float = DEFAULT_TOLERANCE
     extractor: Extractor = "deterministic"
     judge_model: str | None = None
     declare: bool = True

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from causalverify.models import Model, is_offline
-from causalverify.records import ModelResponse
+from causalverify.records import ModelResponse, answer_status
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
@@ -40,16 +40,6 @@ K = TypeVar("K", bound=Hashable)
 #: stored statuses that a resumed command asks again (the model never answered); every other
 #: status is final
 RETRY_STATUSES: frozenset[str] = frozenset({"api_error"})
-
-AnswerStatus = Literal["api_error", "no_response", "ok"]
-
-
-def answer_status(response: ModelResponse) -> AnswerStatus:
-    """The one reading of a model's response: ``api_error`` when the call failed for good,
-    ``no_response`` for an empty answer, ``ok`` otherwise."""
-    if response.content is None and response.error is not None:
-        return "api_error"
-    return "ok" if (response.content or "").strip() else "no_response"
 
 
 def is_pending(stored: Mapping[Any, str], key: Any) -> bool:

@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from causalverify.errors import StoreError
-from causalverify.records import Manifest
+from causalverify.records import RUN_META_SCHEMA, Manifest, RunMeta
 
 if TYPE_CHECKING:
     from causalverify.runner.config import RunConfig
     from causalverify.runner.stages import Stages
     from causalverify.scenarios.model import Scenario
 
-META_SCHEMA: Final = "causalverify-run/1"
+META_SCHEMA: Final = RUN_META_SCHEMA
 
 #: metadata keys that must be equal for two runs to share a store
 IDENTITY_KEYS: Final[tuple[str, ...]] = (
@@ -179,8 +179,11 @@ def merge_meta(
 
 def recorded_environment(stored: Mapping[str, Any]) -> Manifest | None:
     """The environment manifest a store recorded, or None (none recorded, or unreadable)."""
-    value = stored.get("environment")
-    if not isinstance(value, dict):
+    try:
+        value = RunMeta.of(stored).environment
+    except ValueError:  # metadata that is not a run's
+        return None
+    if value is None:
         return None
     try:
         return Manifest.model_validate(value)

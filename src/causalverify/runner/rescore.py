@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from causalverify.records import DEFAULT_TOLERANCE
 from causalverify.runner.budget import BoundedScorer, ScoringBudget
 from causalverify.scoring import Extractor, Profile
 from causalverify.store import RunStore, cells_frame
@@ -21,7 +22,7 @@ def score_run(
     run_dir: Path,
     *,
     profile: Profile = "default",
-    tolerance: float = 0.5,
+    tolerance: float = DEFAULT_TOLERANCE,
     extractor: Extractor = "deterministic",
     budget: ScoringBudget | None = None,
 ) -> pd.DataFrame:
@@ -52,8 +53,13 @@ def score_run(
         # with other settings is recorded beside them, and reports show it. Cells and that note
         # are written in one transaction: all of them or, if the process dies, none.
         chosen = {"profile": profile, "tolerance": tolerance, "extractor": extractor}
-        meta = store.meta()
-        own = {k: meta.get(k, chosen[k]) for k in chosen}
+        meta = store.run_meta()
+        recorded = {
+            "profile": meta.profile,
+            "tolerance": meta.tolerance,
+            "extractor": meta.extractor,
+        }
+        own = {k: recorded[k] if meta.has(k) else chosen[k] for k in chosen}
         store.put_cells(records, meta={"rescored": chosen if chosen != own else None})
     frame = cells_frame(records)
     write_scores_csv(frame, run_dir / SCORES_FILE)

@@ -6,6 +6,7 @@ rescoring a stored run needs no model call and no execution and is byte-for-byte
 
 from __future__ import annotations
 
+from causalverify.records import pre_scoring_status
 from causalverify.scoring._layers import (
     PAPER_MULTIPLES,
     UNSCOREABLE_BELOW,
@@ -24,7 +25,6 @@ from causalverify.scoring._rescore import (
     rescore,
     score_unread,
 )
-from causalverify.scoring._status import pre_scoring_status
 
 __all__ = [
     "MAX_FIT_TERMS",

@@ -8,12 +8,15 @@ from typing import Final
 
 from causalverify.extraction import disagree, extract_estimate, fitted_effects
 from causalverify.records import (
+    DEFAULT_TOLERANCE,
     CellRecord,
     CellStatus,
     ExtractionRecord,
     FitEntry,
     ScoreRecord,
     TurnRecord,
+    pre_scoring_status,
+    scored_status,
     storable,
 )
 from causalverify.scoring._conversions import conversion_notes, is_labelled, needs_label, scale_of
@@ -26,7 +29,6 @@ from causalverify.scoring._layers import (
     is_unscoreable,
     match_estimate,
 )
-from causalverify.scoring._status import pre_scoring_status
 
 #: coefficients of the fit log that extraction and the fitted-effect diagnosis read at most (the
 #: sandbox keeps up to 2,000 entries of 200 terms; no analysis fits anywhere near this many)
@@ -41,7 +43,7 @@ def rescore(
     record: CellRecord,
     *,
     profile: Profile = "default",
-    tolerance: float = 0.5,
+    tolerance: float = DEFAULT_TOLERANCE,
     extractor: Extractor = "deterministic",
 ) -> CellRecord:
     """Re-extract, score and set the status of a cell; pure and deterministic.
@@ -135,7 +137,7 @@ def score_unread(
     status: CellStatus,
     reason: str,
     profile: Profile = "default",
-    tolerance: float = 0.5,
+    tolerance: float = DEFAULT_TOLERANCE,
     extractor: Extractor = "deterministic",
 ) -> CellRecord:
     """The cell scored without reading an estimate, when reading it failed or hit its bound.
@@ -176,7 +178,7 @@ def _rescore_one(
     l2b, unscoreable = scores.L2b, scores.unscoreable
     if l2b and not unscoreable and record.execution is not None and record.execution.fits:
         scores = scores.model_copy(update=_closest_fit(record, profile, tolerance))
-    status: CellStatus = failure or ("unscoreable" if unscoreable else "no_estimate")
+    status = scored_status(failure, unscoreable=unscoreable, passed=None)
     if kept:
         # a harness failure before scoring (the parse check, the sandbox, the judge): what it
         # stopped cannot be redone here, so the cell keeps that status and its reason
@@ -195,7 +197,7 @@ def _rescore_one(
                 "conversions": _notes(record, estimate, line, match, reported),
             }
         )
-        status = "correct" if match.passed else "wrong"
+        status = scored_status(failure, unscoreable=unscoreable, passed=match.passed)
         if extractor == "deterministic" and extraction is not None and extraction.undecided:
             note = f"undecided; resolved by the judge's reading {estimate!r}"
             extraction = extraction.model_copy(
@@ -329,7 +331,7 @@ def _score_undecided(
                 ),
             }
         )
-        status: CellStatus = "correct" if first.passed else "wrong"
+        status = scored_status(None, unscoreable=False, passed=first.passed)
     else:
         note = f"undecided: {sum(passed)} of {n} candidates pass, so L2b+ is only bounded"
         scores = scores.model_copy(update={"L2b_plus": False, "L2b_plus_upper": True})

@@ -18,7 +18,7 @@ import numpy as np
 
 from causalverify.extraction import extract_estimate
 from causalverify.families import FAMILIES
-from causalverify.records import CellRecord
+from causalverify.records import DEFAULT_TOLERANCE, CellRecord
 from causalverify.scoring._declared import declared_token, is_undecided
 from causalverify.scoring._layers import Profile, is_unscoreable
 from causalverify.scoring._rescore import match_cell
@@ -146,7 +146,7 @@ def agreement(
     human: dict[str, float | None],
     *,
     profile: Profile = "default",
-    tolerance: float = 0.5,
+    tolerance: float = DEFAULT_TOLERANCE,
 ) -> Agreement:
     """Compare human-read effects (cell id -> value or None) with the deterministic extractor.
 

@@ -27,7 +27,7 @@ from types import TracebackType
 from typing import Any
 
 from causalverify.errors import StoreError
-from causalverify.records import CellKey, CellRecord, CellStatus
+from causalverify.records import CellKey, CellRecord, CellStatus, RunMeta
 from causalverify.sqlite import connect as sqlite_connect
 from causalverify.sqlite import ensure_schema
 from causalverify.store.calibration import CALIBRATION_SCHEMA, CalibrationRecord
@@ -167,6 +167,10 @@ class RunStore:
         with self._lock:
             rows = self._conn.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
         return {key: json.loads(value) for key, value in rows}
+
+    def run_meta(self) -> RunMeta:
+        """The run metadata as the typed record every reader goes through."""
+        return RunMeta.of(self.meta())
 
     def set_meta(self, values: Mapping[str, Any]) -> None:
         """Upsert metadata keys in one transaction (keys not named are kept)."""

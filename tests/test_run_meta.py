@@ -1,0 +1,78 @@
+"""The run metadata every command reads, typed: :class:`causalverify.records.RunMeta`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from causalverify.records import DEFAULT_TOLERANCE, RUN_META_SCHEMA, RunMeta
+from causalverify.runner.meta import META_SCHEMA
+from causalverify.store import RunStore
+
+#: the keys a repair-mode run records (values as a run writes them)
+STORED: dict[str, Any] = {
+    "schema": RUN_META_SCHEMA,
+    "suite": "default",
+    "suite_path": "/suites/default",
+    "suite_seed": 20260101,
+    "suite_fingerprint": "ab" * 32,
+    "suite_scenarios": 100,
+    "models": ["reference/textbook", "reference/naive"],
+    "languages": ["r", "python"],
+    "samples": 1,
+    "protocol": "default",
+    "profile": "default",
+    "tolerance": 0.5,
+    "extractor": "deterministic",
+    "judge_model": None,
+    "declare": True,
+    "model_options": {"max_tokens": 8192, "reasoning_effort": None, "temperature": None},
+    "base_url": None,
+    "limits": {"cpu_seconds": 60.0, "max_output_bytes": 1000000, "memory_mb": 2048},
+    "scoring_budget": {"memory_mb": 2048, "seconds": 60.0},
+    "unsafe": False,
+    "mode": {"max_turns": 3, "name": "repair"},
+    "sandbox_policy": {"kind": "BwrapSandbox"},
+    "environment": None,
+    "package_versions": {"numpy": "2.4.6", "rdrobust": None},
+    "python": "3.11.7",
+    "git_commit": {"commit": "0" * 40, "dirty": False},
+    "command_line": ["causalverify", "run"],
+    "rescored": None,
+    "a_key_of_a_later_version": [1, 2],
+}
+
+
+def test_the_metadata_is_read_typed_and_written_back_as_it_was() -> None:
+    meta = RunMeta.of(STORED)
+    assert meta.stored() == dict(sorted(STORED.items()))  # no key added, dropped or retyped
+    assert meta.is_repair and meta.mode is not None and meta.mode.max_turns == 3
+    assert meta.model_options.max_tokens == 8192
+    assert meta.tolerance == 0.5 and meta.profile == "default"
+    assert META_SCHEMA == RUN_META_SCHEMA  # the runner writes the version the record reads
+
+
+def test_a_store_that_recorded_little_reads_the_defaults() -> None:
+    meta = RunMeta.of({"protocol": "default"})
+    assert meta.tolerance == DEFAULT_TOLERANCE and meta.extractor == "deterministic"
+    assert not meta.is_repair and meta.mode_or_single.name == "single"
+    assert meta.has("protocol") and not meta.has("tolerance")
+    assert meta.stored() == {"protocol": "default"}
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("tolerance", "half"), ("profile", "strict"), ("mode", {"name": "twice"}), ("models", 3)],
+)
+def test_a_malformed_value_is_refused(key: str, value: object) -> None:
+    with pytest.raises(ValueError, match=key):
+        RunMeta.of({**STORED, key: value})
+
+
+def test_the_store_gives_its_metadata_typed(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path / "run", create=True) as store:
+        store.set_meta(STORED)
+        assert store.run_meta() == RunMeta.of(store.meta())
+        assert store.run_meta().stored() == dict(sorted(STORED.items()))

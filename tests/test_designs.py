@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +15,7 @@ from causalverify.designs import DESIGNS, CodeHints, build_registry, check_desig
 from causalverify.estimators import PUBLISHED_LAYOUT, REQUIRED_COLUMNS, canonical
 from causalverify.extraction._terms import code_hints, term_score
 from causalverify.families import FAMILIES, MODERN_FAMILIES, Family
+from causalverify.reference import write_response
 from causalverify.scenarios.dgp import COLUMNS, generate
 from causalverify.scenarios.modern import naive_answer
 from causalverify.scenarios.text import render_text
@@ -36,6 +39,16 @@ def test_every_family_is_one_complete_design(family: Family) -> None:
     text = render_text(family, dict(group.params), ordinal=0, suite_seed=1)
     assert tuple(text.columns) == design.columns
     assert text.title in {getattr(t, "title", None) for t in design.topics}
+    stated = SimpleNamespace(
+        id="s001",
+        facts=text.facts,
+        data_description=text.data_description,
+        conversions=text.conversions,
+    )
+    assert design.check(stated, data) == []
+    answer = write_response("textbook", _Brief(family, text.facts), language="r", protocol="paper")
+    assert design.prose.identification in answer
+    assert design.r_code.descriptions["textbook"] in answer
     if family in MODERN_FAMILIES:
         naive = naive_answer(family, data)
         assert math.isfinite(naive) and naive != result.estimate
@@ -47,6 +60,14 @@ def test_every_family_is_one_complete_design(family: Family) -> None:
     scores = [term_score(t, family, CodeHints()) for t in _EFFECT_TERMS[family]]
     assert any(s is not None for s in scores), scores
     assert term_score("(Intercept)", family, CodeHints()) is None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Brief:
+    family: Family
+    facts: dict[str, Any]
+    id: str = "s001"
+    data_file: str = "data/s001.csv"
 
 
 _EFFECT_TERMS: dict[str, tuple[str, ...]] = {

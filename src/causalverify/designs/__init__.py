@@ -2,8 +2,9 @@
 reads.
 
 ``designs/<family>.py`` holds the family's CSV layout and constants (cutoff, windows), its grid
-groups, generator, canonical estimator, naive answer (modern designs), topics and text, and the
-extraction vocabulary of its effect term, gathered in one :class:`Design`. :data:`DESIGNS` keys
+groups, generator, canonical estimator, naive answer (modern designs), topics and text, suite
+checks, the extraction vocabulary of its effect term and labels, and the reference agents' code
+pieces and prose, gathered in one :class:`Design`. :data:`DESIGNS` keys
 them by family; an incomplete family fails at import (:func:`build_registry`).
 
 ::
@@ -23,14 +24,17 @@ from causalverify.designs._base import (
     TextWriter,
     pick_topic,
 )
+from causalverify.designs._code import AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished, package_versions
 from causalverify.designs._registry import DESIGNS, build_registry, check_design, design
 
 __all__ = [
     "DESIGNS",
+    "AgentProse",
     "CanonicalResult",
     "CodeHints",
     "Design",
+    "FamilyCode",
     "Generator",
     "GridGroup",
     "Params",

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from causalverify.designs._code import AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult
 from causalverify.families import Difficulty, Family
 
@@ -57,6 +58,22 @@ class CodeHints:
     row_terms: frozenset[str] = field(default_factory=frozenset)
 
 
+class Stated(Protocol):
+    """What a suite check reads of a scenario besides its data (a ``Scenario`` has it all)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def facts(self) -> dict[str, object]: ...
+
+    @property
+    def data_description(self) -> str: ...
+
+    @property
+    def conversions(self) -> dict[str, int]: ...
+
+
 class Generator(Protocol):
     """Draws one realised data set in the family's published layout."""
 
@@ -95,6 +112,13 @@ class Design:
         The applied topics the texts are written over (cycled by scenario).
     render_text : TextWriter
         The scenario's text.
+    check : callable
+        The family's suite checks of a scenario and its realised data (the layout already
+        matches): human-readable violations, each starting with the scenario id.
+    r_code, python_code : FamilyCode
+        The reference agents' code pieces in R and in Python.
+    prose : AgentProse
+        The prose of the reference agents' answers.
     term_score : callable
         Scores a printed coefficient name (normalised, neither intercept nor a code alias) as
         the family's effect term: ``None`` never, larger is better.
@@ -104,6 +128,13 @@ class Design:
         Right-hand sides of assignments that define the effect term under another name.
     instrumented : bool
         Whether the estimate is a second-stage (instrumental-variables) coefficient.
+    discontinuity : {"sharp", "fuzzy"} or None
+        The regression-discontinuity estimator (``rdrobust``, sharp or ``fuzzy=``) that fits the
+        design, if any: its logged fit's ``conventional`` row is the effect.
+    label_good : re.Pattern
+        Words in a printed label or heading that name the family's effect.
+    label_bad : re.Pattern
+        Words in a printed label or heading that name another quantity of the design.
     """
 
     family: Family
@@ -115,10 +146,17 @@ class Design:
     naive_answer: Callable[[pd.DataFrame], float] | None
     topics: tuple[object, ...]
     render_text: TextWriter
+    check: Callable[[Stated, pd.DataFrame], list[str]]
+    r_code: FamilyCode
+    python_code: FamilyCode
+    prose: AgentProse
     term_score: Callable[[str, CodeHints], int | None]
     spec_bad: re.Pattern[str]
     effect_alias: re.Pattern[str] | None
     instrumented: bool
+    discontinuity: Literal["sharp", "fuzzy"] | None
+    label_good: re.Pattern[str]
+    label_bad: re.Pattern[str]
 
 
 T = TypeVar("T")
@@ -130,6 +168,12 @@ def pick_topic(topics: tuple[T, ...], ordinal: int, suite_seed: int) -> T:
     Topics are cycled so consecutive scenarios of a family differ; the suite seed shifts the start.
     """
     return topics[(ordinal + suite_seed) % len(topics)]
+
+
+def stated_in(pattern: str, text: str) -> tuple[str, ...] | None:
+    """The groups of ``pattern``'s first match in a scenario's text (``None`` if absent)."""
+    match = re.search(pattern, text)
+    return None if match is None else match.groups()
 
 
 def dictionary(columns: Mapping[str, str]) -> str:

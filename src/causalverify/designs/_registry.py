@@ -39,6 +39,7 @@ _MODULE_DESIGNS: Final[tuple[Design, ...]] = (
 _OPTIONAL: Final[dict[str, tuple[Family, ...]]] = {
     "naive_answer": MODERN_FAMILIES,
     "effect_alias": (),
+    "discontinuity": (),
 }
 
 
@@ -46,8 +47,8 @@ def check_design(design: Design) -> None:
     """Raise :class:`KeyError` naming the first piece ``design`` lacks.
 
     A piece is missing when it is ``None`` or empty, except the optional pieces (``naive_answer``
-    for the designs whose textbook regression is the canonical, ``effect_alias``). The layout
-    must hold the canonical's columns.
+    for the designs whose textbook regression is the canonical, ``effect_alias``,
+    ``discontinuity``). The layout must hold the canonical's columns.
     """
     for f in fields(design):
         value = getattr(design, f.name)

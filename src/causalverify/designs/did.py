@@ -21,9 +21,12 @@ from causalverify.designs._base import (
     GridGroup,
     Params,
     ScenarioText,
+    Stated,
     dictionary,
     pick_topic,
+    stated_in,
 )
+from causalverify.designs._code import PY_IMPORTS, R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
 from causalverify.designs._numbers import rounded
@@ -248,6 +251,192 @@ def term_score(t: str, hints: CodeHints) -> int | None:
     return None
 
 
+def check(s: Stated, d: pd.DataFrame) -> list[str]:
+    """The suite checks of a did scenario: its text states what its data hold."""
+    out: list[str] = []
+    n, t, start = (int(str(s.facts[k])) for k in ("n_units", "n_periods", "treat_start"))
+    if d["unit_id"].nunique() != n or d["period"].nunique() != t or len(d) != n * t:
+        out.append(f"{s.id}: data are not a balanced panel of {n} units x {t} periods")
+    if d.groupby("unit_id")["period"].nunique().ne(t).any():
+        out.append(f"{s.id}: some unit is not observed in every period")
+    stated = stated_in(r"first treated period is period (\d+)", s.data_description)
+    if stated is None or int(stated[0]) != start:
+        out.append(f"{s.id}: text does not state the first treated period {start}")
+    treated_post = d.loc[d["treat_x_post"] == 1, "period"]
+    if treated_post.empty or int(treated_post.min()) != start:
+        out.append(f"{s.id}: first treated period in the data is not {start}")
+    if not (d["post"] == (d["period"] >= start).astype(int)).all():
+        out.append(f"{s.id}: post does not switch on at period {start}")
+    if not (d["treat_x_post"] == d["treated"] * d["post"]).all():
+        out.append(f"{s.id}: treat_x_post is not treated x post")
+    below = stated_in(r"with `unit_id` below (\d+)", s.data_description)
+    if below is None or s.facts.get("treated_units") != f"unit_id < {below[0]}":
+        out.append(f"{s.id}: text does not state which units are treated as in the facts")
+    elif not (d["treated"] == (d["unit_id"] < int(below[0])).astype(int)).all():
+        out.append(f"{s.id}: treated units in the data are not unit_id < {below[0]}")
+    return out
+
+
+# -- the reference agents' code and prose ---------------------------------------------------------
+
+#: the line each variant prints before its number (the same in every language)
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "textbook": "Two-way fixed-effects estimate of the effect of the policy:",
+    "naive": "Post-period difference in mean outcomes, treated minus comparison units:",
+    "cumulative": "Cumulative effect over all post-policy periods:",
+    "wrong-term": "Effect from the interacted model:",
+}
+
+
+PYTHON_CODE: Final[FamilyCode] = FamilyCode(
+    setup=PY_IMPORTS
+    + """\
+
+df = pd.read_csv("<<DATA>>")
+""",
+    textbook="""\
+# Two-way fixed effects: unit effects absorb permanent differences, period effects common shocks
+formula = "y ~ treat_x_post + C(unit_id) + C(period)"
+fit = smf.ols(formula, data=df).fit()
+est = float(fit.params["treat_x_post"])
+""",
+    robustness="""\
+# Robustness: conventional and unit-clustered standard errors (same point estimate)
+clustered = smf.ols(formula, data=df).fit(cov_type="cluster", cov_kwds={"groups": df["unit_id"]})
+se_conv = fit.bse["treat_x_post"]
+se_cl = clustered.bse["treat_x_post"]
+print(f"Std. error, conventional: {se_conv:.4f}; clustered by unit: {se_cl:.4f}")
+""",
+    naive="""\
+# Compare treated and comparison units after the policy starts
+after = df[df["post"] == 1]
+est = float(after.loc[after["treated"] == 1, "y"].mean() - after.loc[after["treated"] == 0, "y"].mean())
+""",
+    cumulative="""\
+fit = smf.ols("y ~ treat_x_post + C(unit_id) + C(period)", data=df).fit()
+n_post = df.loc[df["post"] == 1, "period"].nunique()
+# Total effect accumulated over all post-policy periods
+est = float(n_post * fit.params["treat_x_post"])
+""",
+    wrong_term="""\
+fit = smf.ols("y ~ treated * post", data=df).fit(cov_type="cluster", cov_kwds={"groups": df["unit_id"]})
+print(fit.summary().tables[1])
+est = float(fit.params["treated"])
+""",
+    missing="""\
+import econtools.metrics as mt
+
+fit = mt.reg(df, "y", ["treat_x_post"], fe_name="unit_id", cluster="unit_id")
+est = float(fit.beta["treat_x_post"])
+""",
+    typo="""\
+formula = "y ~ treat_post + C(unit_id) + C(period)"
+fit = smf.ols(formula, data=df).fit()
+est = float(fit.params["treat_post"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: clustered by unit, CR1 as fixest computes it; the unit effects are nested in the
+# clusters, so the small-sample factor (n-1)/(n-K) counts only the effect and the periods
+n_obs, k_all = fit.nobs, fit.df_model + 1
+k_kept = 1 + df["period"].nunique()
+se = float(clustered.bse["treat_x_post"]) * ((n_obs - k_all) / (n_obs - k_kept)) ** 0.5
+vcov_used = "CR1 clustered by unit_id (fixest small-sample factors, nested unit effects)"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se = float(fit.bse["treat_x_post"])
+vcov_used = "OLS standard errors (nonrobust)"
+""",
+)
+
+
+R_CODE: Final[FamilyCode] = FamilyCode(
+    setup=R_SE_HELPERS
+    + """\
+df <- read.csv("<<DATA>>")
+""",
+    textbook="""\
+# Two-way fixed effects: unit effects absorb permanent differences, period effects common shocks
+fit <- lm(y ~ treat_x_post + factor(unit_id) + factor(period), data = df)
+est <- unname(coef(fit)["treat_x_post"])
+""",
+    robustness="""\
+# Robustness: conventional and unit-clustered standard errors (same point estimate)
+se_conv <- sqrt(diag(vcov(fit)))["treat_x_post"]
+se_cl <- sqrt(diag(vcovCL(fit, cluster = ~unit_id)))["treat_x_post"]
+cat(sprintf("Std. error, conventional: %.4f; clustered by unit: %.4f\\n", se_conv, se_cl))
+""",
+    naive="""\
+# Compare treated and comparison units after the policy starts
+after <- subset(df, post == 1)
+est <- mean(after$y[after$treated == 1]) - mean(after$y[after$treated == 0])
+""",
+    cumulative="""\
+fit <- lm(y ~ treat_x_post + factor(unit_id) + factor(period), data = df)
+n_post <- length(unique(df$period[df$post == 1]))
+# Total effect accumulated over all post-policy periods
+est <- n_post * unname(coef(fit)["treat_x_post"])
+""",
+    wrong_term="""\
+fit <- lm(y ~ treated * post, data = df)
+print(coeftest(fit, vcov. = vcovCL(fit, cluster = ~unit_id)))
+est <- unname(coef(fit)["treated"])
+""",
+    missing="""\
+library(fixest)
+fit <- feols(y ~ treat_x_post | unit_id + period, data = df, cluster = ~unit_id)
+est <- unname(coef(fit)["treat_x_post"])
+""",
+    typo="""\
+fit <- lm(y ~ treat_post + factor(unit_id) + factor(period), data = df)
+est <- unname(coef(fit)["treat_post"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: clustered by unit, CR1 as fixest computes it; the unit effects are nested in the
+# clusters, so the small-sample factor (n-1)/(n-K) counts only the effect and the periods
+n_obs <- nobs(fit)
+k_kept <- 1 + length(unique(df$period))
+v_cl <- vcovCL(fit, cluster = ~unit_id, type = "HC0")["treat_x_post", "treat_x_post"]
+se <- sqrt(v_cl * (n_obs - 1) / (n_obs - k_kept))
+vcov_used <- "CR1 clustered by unit_id (fixest small-sample factors, nested unit effects)"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se <- unname(coef(summary(fit))["treat_x_post", "Std. Error"])
+vcov_used <- "OLS standard errors from lm"
+""",
+)
+
+
+PROSE: Final[AgentProse] = AgentProse(
+    identification=(
+        "Some units are exposed to the policy from a known period on and the others never are, "
+        "and all units are observed before and after. I use a difference-in-differences design "
+        "with two-way fixed effects: unit effects absorb permanent differences between units, "
+        "period effects absorb shocks common to all units, and the coefficient on the "
+        "treated-times-post indicator is the effect of the policy per period.\n\n"
+        "Key assumptions: parallel trends (absent the policy, treated and comparison units would "
+        "have evolved alike), no anticipation, and no spillovers between units."
+    ),
+    naive_identification=(
+        "The policy applies to the treated units after it starts, so I compare average outcomes "
+        "of treated and comparison units in the post-policy periods. The difference is the "
+        "effect, provided both groups are otherwise similar."
+    ),
+    expected=(
+        "I expect a modest effect per period, of the sign suggested by the research question, "
+        "small relative to the spread of the outcome; the script prints the point estimate and "
+        "its standard errors."
+    ),
+    plan=(
+        "I would regress the outcome on the treated-times-post indicator with unit and period "
+        "fixed effects, cluster standard errors by unit, and check pre-trends with leads of the "
+        "treatment indicator."
+    ),
+)
+
 DESIGN: Final[Design] = Design(
     family="did",
     columns=COLUMNS,
@@ -258,8 +447,19 @@ DESIGN: Final[Design] = Design(
     naive_answer=None,
     topics=TOPICS,
     render_text=render_text,
+    check=check,
+    r_code=R_CODE,
+    python_code=PYTHON_CODE,
+    prose=PROSE,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls"),
     effect_alias=re.compile(r"treat\w*\W*\s*\*\s*\W*\w*\W*post|post\w*\W*\s*\*\s*\W*\w*treat"),
     instrumented=False,
+    discontinuity=None,
+    label_good=re.compile(
+        r"\bdid\b|diff|interaction|twfe|two[- ]way|treat\w*\s*[x×:*]\s*post|within"
+    ),
+    label_bad=re.compile(
+        r"coef\w* (on|for|of) (treated|post)\s*$|pre[- ]?period|simple diff|pooled"
+    ),
 )

@@ -21,9 +21,12 @@ from causalverify.designs._base import (
     GridGroup,
     Params,
     ScenarioText,
+    Stated,
     dictionary,
     pick_topic,
+    stated_in,
 )
+from causalverify.designs._code import PY_IMPORTS, R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
 from causalverify.designs._numbers import rounded
@@ -223,6 +226,182 @@ def term_score(t: str, hints: CodeHints) -> int | None:
     return 2 if _ES_POST.search(t) else None
 
 
+def check(s: Stated, d: pd.DataFrame) -> list[str]:
+    """The suite checks of a event_study scenario: its text states what its data hold."""
+    out: list[str] = []
+    lo, hi = (int(v) for v in s.facts["event_window"])  # type: ignore[attr-defined]
+    e_lo, e_hi = (int(v) for v in s.facts["effect_window"])  # type: ignore[attr-defined]
+    for label, window in (("Event", (lo, hi)), ("Effect", (e_lo, e_hi))):
+        stated = stated_in(rf"{label} window: days (-?\d+) to \+?(-?\d+)", s.data_description)
+        if stated is None or (int(stated[0]), int(stated[1])) != window:
+            out.append(f"{s.id}: text does not state the {label.lower()} window {window}")
+    n_days = hi - lo + 1
+    grid = d.sort_values(["stock_id", "event_day"])["event_day"].to_numpy()
+    expected = np.tile(np.arange(lo, hi + 1), max(d["stock_id"].nunique(), 1))
+    if len(d) != d["stock_id"].nunique() * n_days or not np.array_equal(grid, expected):
+        out.append(f"{s.id}: not every stock is observed on days {lo}..{hi}")
+    if d["stock_id"].nunique() != int(str(s.facts["n_stocks"])):
+        out.append(f"{s.id}: number of stocks differs from the facts")
+    if s.conversions != CONVERSIONS:
+        out.append(f"{s.id}: conversions {s.conversions} are not {CONVERSIONS}")
+    return out
+
+
+# -- the reference agents' code and prose ---------------------------------------------------------
+
+#: the line each variant prints before its number (the same in every language)
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "textbook": "Average daily abnormal return on event days 0 to +10:",
+    "naive": "Average daily raw return on event days 0 to +10 relative to the stock mean:",
+    "cumulative": "Cumulative abnormal return over event days 0 to +10:",
+    "wrong-term": "Estimated coefficient from the market model:",
+}
+
+
+PYTHON_CODE: Final[FamilyCode] = FamilyCode(
+    setup=PY_IMPORTS
+    + """\
+
+df = pd.read_csv("<<DATA>>")
+df["post"] = (df["event_day"] >= 0).astype(int)
+""",
+    textbook="""\
+# Market model with a shift on event days 0..+10: the shift is the daily abnormal return
+formula = "ret ~ mkt_ret + post"
+fit = smf.ols(formula, data=df).fit()
+est = float(fit.params["post"])
+""",
+    robustness="""\
+# Robustness: conventional and stock-clustered standard errors (same point estimate)
+clustered = smf.ols(formula, data=df).fit(cov_type="cluster", cov_kwds={"groups": df["stock_id"]})
+se_conv = fit.bse["post"]
+se_cl = clustered.bse["post"]
+print(f"Std. error, conventional: {se_conv:.6f}; clustered by stock: {se_cl:.6f}")
+""",
+    naive="""\
+# Abnormal return = raw return minus the stock's average return over the window
+df["abn"] = df["ret"] - df.groupby("stock_id")["ret"].transform("mean")
+est = float(df.loc[df["event_day"] >= 0, "abn"].mean())
+""",
+    cumulative="""\
+fit = smf.ols("ret ~ mkt_ret + post", data=df).fit()
+n_event_days = df.loc[df["event_day"] >= 0, "event_day"].nunique()
+# Cumulative abnormal return over the event window
+est = float(n_event_days * fit.params["post"])
+""",
+    wrong_term="""\
+fit = smf.ols("ret ~ mkt_ret + post", data=df).fit(
+    cov_type="cluster", cov_kwds={"groups": df["stock_id"]}
+)
+print(fit.summary().tables[1])
+est = float(fit.params["mkt_ret"])
+""",
+    missing="""\
+import econtools.metrics as mt
+
+fit = mt.reg(df, "ret", ["mkt_ret", "post"], addcons=True, cluster="stock_id")
+est = float(fit.beta["post"])
+""",
+    typo="""\
+formula = "ret ~ mkt_return + post"
+fit = smf.ols(formula, data=df).fit()
+est = float(fit.params["post"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: clustered by stock, CR1 (G/(G-1) * (n-1)/(n-K), as fixest computes it)
+se = float(clustered.bse["post"])
+vcov_used = "CR1 clustered by stock_id"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se = float(fit.bse["post"])
+vcov_used = "OLS standard errors (nonrobust)"
+""",
+)
+
+
+R_CODE: Final[FamilyCode] = FamilyCode(
+    setup=R_SE_HELPERS
+    + """\
+df <- read.csv("<<DATA>>")
+df$post <- as.integer(df$event_day >= 0)
+""",
+    textbook="""\
+# Market model with a shift on event days 0..+10: the shift is the daily abnormal return
+fit <- lm(ret ~ mkt_ret + post, data = df)
+est <- unname(coef(fit)["post"])
+""",
+    robustness="""\
+# Robustness: conventional and stock-clustered standard errors (same point estimate)
+se_conv <- sqrt(diag(vcov(fit)))["post"]
+se_cl <- sqrt(diag(vcovCL(fit, cluster = ~stock_id)))["post"]
+cat(sprintf("Std. error, conventional: %.6f; clustered by stock: %.6f\\n", se_conv, se_cl))
+""",
+    naive="""\
+# Abnormal return = raw return minus the stock's average return over the window
+df$abn <- df$ret - ave(df$ret, df$stock_id)
+est <- mean(df$abn[df$event_day >= 0])
+""",
+    cumulative="""\
+fit <- lm(ret ~ mkt_ret + post, data = df)
+n_event_days <- length(unique(df$event_day[df$event_day >= 0]))
+# Cumulative abnormal return over the event window
+est <- n_event_days * unname(coef(fit)["post"])
+""",
+    wrong_term="""\
+fit <- lm(ret ~ mkt_ret + post, data = df)
+print(coeftest(fit, vcov. = vcovCL(fit, cluster = ~stock_id)))
+est <- unname(coef(fit)["mkt_ret"])
+""",
+    missing="""\
+library(fixest)
+fit <- feols(ret ~ mkt_ret + post, data = df, cluster = ~stock_id)
+est <- unname(coef(fit)["post"])
+""",
+    typo="""\
+fit <- lm(ret ~ mkt_return + post, data = df)
+est <- unname(coef(fit)["post"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: clustered by stock, CR1 (G/(G-1) * (n-1)/(n-K), as fixest computes it)
+se <- sqrt(vcovCL(fit, cluster = ~stock_id, type = "HC1")["post", "post"])
+vcov_used <- "CR1 clustered by stock_id"
+""",
+    naive_se_inference="""\
+# Standard error from the regression table
+se <- unname(coef(summary(fit))["post", "Std. Error"])
+vcov_used <- "OLS standard errors from lm"
+""",
+)
+
+
+PROSE: Final[AgentProse] = AgentProse(
+    identification=(
+        "Each stock is observed on trading days around the announcement. I use an event-study "
+        "market model estimated on all stock-days: returns depend on the market return, and an "
+        "indicator for event days 0 to +10 captures the average daily abnormal return in the "
+        "event window.\n\n"
+        "Key assumptions: the market model describes normal returns, the event date is not "
+        "anticipated, and no other news clusters in the window."
+    ),
+    naive_identification=(
+        "The announcement should move returns in the days after it, so I measure each stock's "
+        "return relative to its own average return over the window and average that excess on "
+        "event days 0 to +10. The stock's average serves as its normal return."
+    ),
+    expected=(
+        "I expect a daily abnormal return of a few tenths of a percentage point to a few "
+        "percentage points, of the sign suggested by the research question; the script prints "
+        "the estimate."
+    ),
+    plan=(
+        "I would fit a market model of returns on the market return with an indicator for event "
+        "days 0 to +10, cluster standard errors by stock, and report the daily abnormal return."
+    ),
+)
+
 DESIGN: Final[Design] = Design(
     family="event_study",
     columns=COLUMNS,
@@ -233,8 +412,22 @@ DESIGN: Final[Design] = Design(
     naive_answer=None,
     topics=TOPICS,
     render_text=render_text,
+    check=check,
+    r_code=R_CODE,
+    python_code=PYTHON_CODE,
+    prose=PROSE,
     term_score=term_score,
     spec_bad=re.compile(r"market|pre[- ]?event|estimation window"),
     effect_alias=re.compile(r"event_?day\W*\s*(>=\s*0|>\s*-1)"),
     instrumented=False,
+    discontinuity=None,
+    label_good=re.compile(
+        r"per[- ]day|daily|average (ar|abnormal)|mean (ar|abnormal)|\baar\b|post[- ]event"
+        r"|\bcaa?r\b|cumulative"
+    ),
+    label_bad=re.compile(
+        r"\b(market|mkt)\b(?![- ](model|adjusted))|\balpha\b|\bbeta\b(?!_?hat)|pre[- ]?event|estimation window"
+        r"|(?<![>=] )\bday[- ]?0\b|day zero|(on|at) the event day|event[- ]day (effect|ar|abnormal)"
+        r"|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0\b(?!\s*,)"
+    ),
 )

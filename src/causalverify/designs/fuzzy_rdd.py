@@ -24,9 +24,12 @@ from causalverify.designs._base import (
     GridGroup,
     Params,
     ScenarioText,
+    Stated,
     dictionary,
     pick_topic,
+    stated_in,
 )
+from causalverify.designs._code import AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import same
 from causalverify.designs._numbers import SCALE4, cutoff_flags, rounded
@@ -246,6 +249,156 @@ def term_score(t: str, hints: CodeHints) -> int | None:
     return 3 if t in hints.endogenous else (2 if _FUZZY_GOOD.search(t) else None)
 
 
+def check(s: Stated, d: pd.DataFrame) -> list[str]:
+    """The suite checks of a fuzzy_rdd scenario: its text states what its data hold."""
+    out: list[str] = []
+    eligible, near = fuzzy_flags(d["running_var"].to_numpy())
+    if not np.array_equal(eligible, d["eligible"].to_numpy()):
+        out.append(f"{s.id}: eligible in the data is not running_var >= {CUTOFF}")
+    if not np.array_equal(near, d["near_cutoff"].to_numpy()):
+        out.append(f"{s.id}: near_cutoff is not |running_var - {CUTOFF}| <= {BANDWIDTH}")
+    stated = stated_in(r"at or above the cutoff of ([0-9.]+) were offered", s.data_description)
+    if stated is None or float(stated[0]) != CUTOFF:
+        out.append(f"{s.id}: text does not state the cutoff {CUTOFF}")
+    if set(d["took_up"].unique()) - {0, 1}:
+        out.append(f"{s.id}: took_up is not 0/1")
+    return out
+
+
+# -- the reference agents' code and prose ---------------------------------------------------------
+
+#: the line each variant prints before its number (the same in every language)
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "textbook": "Effect of taking part (jump in the outcome over the jump in take-up):",
+    "naive": "Estimated jump in the outcome at the cutoff:",
+    "cumulative": "Effect of taking part at the cutoff:",
+    "wrong-term": "Estimated jump in take-up at the cutoff:",
+}
+
+
+_PY_FUZZY_EST = """\
+# Local linear with separate slopes inside the window; taking part instrumented by the offer
+near = df[df["near_cutoff"] == 1].copy()
+near["rc"] = near["running_var"] - cutoff
+near["rc_offer"] = near["rc"] * near["eligible"]
+near["const"] = 1.0
+fit = IV2SLS(near["y"], near[["const", "rc", "rc_offer"]], near["took_up"], near["eligible"]).fit(
+    cov_type="robust"
+)
+est = float(fit.params["took_up"])
+"""
+
+
+PYTHON_CODE: Final[FamilyCode] = FamilyCode(
+    setup="""\
+import pandas as pd
+import statsmodels.formula.api as smf
+from linearmodels.iv import IV2SLS
+
+df = pd.read_csv("<<DATA>>")
+cutoff = <<CUTOFF>>
+""",
+    textbook=_PY_FUZZY_EST,
+    robustness="""\
+first = smf.ols("took_up ~ eligible * rc", data=near).fit(cov_type="HC1")
+print(f"Take-up rises by {first.params['eligible']:.3f} at the cutoff (t = {first.tvalues['eligible']:.1f})")
+""",
+    naive="""\
+# Jump in the outcome at the cutoff, separate slopes on each side
+near = df[df["near_cutoff"] == 1].copy()
+near["rc"] = near["running_var"] - cutoff
+fit = smf.ols("y ~ eligible * rc", data=near).fit(cov_type="HC3")
+est = float(fit.params["eligible"])
+""",
+    cumulative=_PY_FUZZY_EST,
+    wrong_term="""\
+near = df[df["near_cutoff"] == 1].copy()
+near["rc"] = near["running_var"] - cutoff
+first = smf.ols("took_up ~ eligible * rc", data=near).fit(cov_type="HC3")
+print(first.summary().tables[1])
+est = float(first.params["eligible"])
+""",
+    missing="""\
+from rdd import rdd
+
+model = rdd.rdd(df, "running_var", "y", cut=cutoff)
+est = float(model.fit().params["TREATED"])
+""",
+    typo=_PY_FUZZY_EST.replace('near["took_up"]', 'near["tookup"]'),
+    descriptions=_DESCRIPTIONS,
+)
+
+
+_R_FUZZY_EST = """\
+# Local linear with separate slopes inside the window; taking part instrumented by the offer
+near <- subset(df, near_cutoff == 1)
+near$rc <- near$running_var - cutoff
+fit <- ivreg(y ~ took_up + rc + rc:eligible | eligible + rc + rc:eligible, data = near)
+est <- unname(coef(fit)["took_up"])
+"""
+
+
+R_CODE: Final[FamilyCode] = FamilyCode(
+    setup="""\
+suppressPackageStartupMessages(library(AER))
+df <- read.csv("<<DATA>>")
+cutoff <- <<CUTOFF>>
+""",
+    textbook=_R_FUZZY_EST,
+    robustness="""\
+first <- lm(took_up ~ eligible * rc, data = near)
+cat(sprintf("Take-up rises by %.3f at the cutoff\\n", coef(first)[["eligible"]]))
+""",
+    naive="""\
+# Jump in the outcome at the cutoff, separate slopes on each side
+near <- subset(df, near_cutoff == 1)
+near$rc <- near$running_var - cutoff
+fit <- lm(y ~ eligible * rc, data = near)
+est <- unname(coef(fit)["eligible"])
+""",
+    cumulative=_R_FUZZY_EST,
+    wrong_term="""\
+near <- subset(df, near_cutoff == 1)
+near$rc <- near$running_var - cutoff
+first <- lm(took_up ~ eligible * rc, data = near)
+print(summary(first)$coefficients)
+est <- unname(coef(first)["eligible"])
+""",
+    missing="""\
+library(rdrobust)
+fit <- rdrobust(df$y, df$running_var, c = cutoff, fuzzy = df$took_up)
+est <- fit$coef[1]
+""",
+    typo=_R_FUZZY_EST.replace("took_up + rc", "tookup + rc"),
+    descriptions=_DESCRIPTIONS,
+)
+
+
+PROSE: Final[AgentProse] = AgentProse(
+    identification=(
+        "Being offered the programme switches at the cutoff of the running variable, but "
+        "taking part does not follow the offer exactly. The jump in the outcome at the "
+        "cutoff is therefore diluted; dividing it by the jump in participation gives the "
+        "effect of taking part. I fit both jumps with separate linear slopes on each side of "
+        "the cutoff inside the marked window, using the offer to predict participation.\n\n"
+        "Key assumptions: units cannot sort precisely around the cutoff, the offer affects "
+        "the outcome only through participation, and nobody takes part because they were "
+        "not offered."
+    ),
+    naive_identification=(
+        "The programme is offered at the cutoff, so I compare outcomes just above and below "
+        "it with separate slopes on each side; the jump at the cutoff is the effect."
+    ),
+    expected=(
+        "I expect a clear jump in participation at the cutoff and an effect of taking part "
+        "larger than the jump in the outcome itself."
+    ),
+    plan=(
+        "I would fit the jump in the outcome and the jump in participation at the cutoff "
+        "within the window, and divide the first by the second."
+    ),
+)
+
 DESIGN: Final[Design] = Design(
     family="fuzzy_rdd",
     columns=COLUMNS,
@@ -256,8 +409,17 @@ DESIGN: Final[Design] = Design(
     naive_answer=sharp_jump,
     topics=TOPICS,
     render_text=render_text,
+    check=check,
+    r_code=R_CODE,
+    python_code=PYTHON_CODE,
+    prose=PROSE,
     term_score=term_score,
     spec_bad=re.compile(r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|\bols\b"),
     effect_alias=None,
     instrumented=True,
+    discontinuity="fuzzy",
+    label_good=re.compile(r"\biv\b|2sls|tsls|wald|\blate\b|take[- ]?up effect|ratio|fuzzy"),
+    label_bad=re.compile(
+        r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|take[- ]?up (jump|rate)|\bols\b"
+    ),
 )

@@ -20,9 +20,12 @@ from causalverify.designs._base import (
     GridGroup,
     Params,
     ScenarioText,
+    Stated,
     dictionary,
     pick_topic,
+    stated_in,
 )
+from causalverify.designs._code import R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
 from causalverify.designs._numbers import rounded
@@ -197,6 +200,191 @@ def term_score(t: str, hints: CodeHints) -> int | None:
     return 2 if _IV_GOOD.search(t) else None
 
 
+def check(s: Stated, d: pd.DataFrame) -> list[str]:
+    """The suite checks of a iv scenario: its text states what its data hold."""
+    out: list[str] = []
+    coding = str(s.facts.get("instrument_coding", ""))
+    stated = stated_in(r"Coding of `z`: (z = 1 if .+?, 0 otherwise)\.", s.data_description)
+    if stated is None or stated[0] != coding:
+        out.append(f"{s.id}: text does not state the coding of z as in the facts")
+    if set(np.unique(d["z"])) != {0, 1}:
+        out.append(f"{s.id}: z is not coded 0/1 with both values present")
+    if len(d) != int(str(s.facts["n"])):
+        out.append(f"{s.id}: number of rows differs from the facts")
+    return out
+
+
+# -- the reference agents' code and prose ---------------------------------------------------------
+
+#: the line each variant prints before its number (the same in every language)
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "textbook": "Two-stage least squares estimate of the effect of x on y:",
+    "naive": "OLS estimate of the effect of x on y:",
+    "cumulative": "Two-stage least squares estimate of the effect of x on y:",
+    "wrong-term": "Estimated effect of the instrument:",
+}
+
+
+PYTHON_CODE: Final[FamilyCode] = FamilyCode(
+    setup="""\
+import pandas as pd
+import statsmodels.formula.api as smf
+from linearmodels.iv import IV2SLS
+
+df = pd.read_csv("<<DATA>>")
+""",
+    textbook="""\
+# Two-stage least squares: x instrumented by z, controls exogenous
+formula = "y ~ 1 + controls + [x ~ z]"
+fit = IV2SLS.from_formula(formula, data=df).fit(cov_type="unadjusted")
+est = float(fit.params["x"])
+""",
+    robustness="""\
+# Robustness: first-stage strength and heteroskedasticity-robust standard errors
+first = smf.ols("x ~ z + controls", data=df).fit()
+print(f"First stage: t-statistic on z = {first.tvalues['z']:.2f}")
+robust = IV2SLS.from_formula(formula, data=df).fit(cov_type="robust")
+print(f"Std. error, robust: {robust.std_errors['x']:.4f}")
+""",
+    naive="""\
+# Regress the outcome directly on the treatment, holding the control fixed
+fit = smf.ols("y ~ x + controls", data=df).fit(cov_type="HC1")
+print(fit.summary().tables[1])
+est = float(fit.params["x"])
+""",
+    cumulative="""\
+# The effect is a single response per unit of x; there is nothing to accumulate
+fit = IV2SLS.from_formula("y ~ 1 + controls + [x ~ z]", data=df).fit(cov_type="robust")
+est = float(fit.params["x"])
+""",
+    wrong_term="""\
+fit = IV2SLS.from_formula("y ~ 1 + controls + [x ~ z]", data=df).fit(cov_type="robust")
+first = smf.ols("x ~ z + controls", data=df).fit(cov_type="HC1")
+print(first.summary().tables[1])
+est = float(first.params["z"])
+""",
+    missing="""\
+import econtools.metrics as mt
+
+fit = mt.ivreg(df, "y", "x", "z", ["controls"], addcons=True, vce_type="robust")
+est = float(fit.beta["x"])
+""",
+    typo="""\
+formula = "y ~ 1 + control + [x ~ z]"
+fit = IV2SLS.from_formula(formula, data=df).fit(cov_type="unadjusted")
+est = float(fit.params["x"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1, debiased) standard error of the 2SLS estimate
+hc1 = IV2SLS.from_formula(formula, data=df).fit(cov_type="robust", debiased=True)
+se = float(hc1.std_errors["x"])
+vcov_used = "HC1 (heteroskedasticity-robust, debiased)"
+""",
+    naive_se="""\
+# Two-stage least squares by hand: the first stage, then OLS of y on the fitted x
+first = smf.ols("x ~ z + controls", data=df).fit()
+df["x_hat"] = first.fittedvalues
+fit = smf.ols("y ~ x_hat + controls", data=df).fit()
+est = float(fit.params["x_hat"])
+""",
+    naive_se_inference="""\
+# Standard error from the second-stage regression table
+se = float(fit.bse["x_hat"])
+vcov_used = "OLS standard errors of the second stage (nonrobust)"
+""",
+)
+
+
+R_CODE: Final[FamilyCode] = FamilyCode(
+    setup=R_SE_HELPERS
+    + """\
+library(AER)
+df <- read.csv("<<DATA>>")
+""",
+    textbook="""\
+# Two-stage least squares: x instrumented by z, controls exogenous
+fit <- ivreg(y ~ x + controls | z + controls, data = df)
+est <- unname(coef(fit)["x"])
+""",
+    robustness="""\
+# Robustness: first-stage strength and heteroskedasticity-robust standard errors
+first <- lm(x ~ z + controls, data = df)
+cat(sprintf("First stage: t-statistic on z = %.2f\\n", coeftest(first)["z", "t value"]))
+se_hc <- sqrt(diag(vcovHC(fit, type = "HC1")))["x"]
+cat(sprintf("Std. error, robust (HC1): %.4f\\n", se_hc))
+""",
+    naive="""\
+# Regress the outcome directly on the treatment, holding the control fixed
+fit <- lm(y ~ x + controls, data = df)
+print(coeftest(fit, vcov. = vcovHC(fit, type = "HC1")))
+est <- unname(coef(fit)["x"])
+""",
+    cumulative="""\
+# The effect is a single response per unit of x; there is nothing to accumulate
+fit <- ivreg(y ~ x + controls | z + controls, data = df)
+est <- unname(coef(fit)["x"])
+""",
+    wrong_term="""\
+fit <- ivreg(y ~ x + controls | z + controls, data = df)
+first <- lm(x ~ z + controls, data = df)
+print(coeftest(first, vcov. = vcovHC(first, type = "HC1")))
+est <- unname(coef(first)["z"])
+""",
+    missing="""\
+library(fixest)
+fit <- feols(y ~ controls | x ~ z, data = df, vcov = "hetero")
+est <- unname(coef(fit)["fit_x"])
+""",
+    typo="""\
+fit <- ivreg(y ~ x + control | z + control, data = df)
+est <- unname(coef(fit)["x"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1) standard error of the 2SLS estimate
+se <- sqrt(vcovHC(fit, type = "HC1")["x", "x"])
+vcov_used <- "HC1 (heteroskedasticity-robust)"
+""",
+    naive_se="""\
+# Two-stage least squares by hand: the first stage, then OLS of y on the fitted x
+first <- lm(x ~ z + controls, data = df)
+df$x_hat <- fitted(first)
+fit <- lm(y ~ x_hat + controls, data = df)
+est <- unname(coef(fit)["x_hat"])
+""",
+    naive_se_inference="""\
+# Standard error from the second-stage regression table
+se <- unname(coef(summary(fit))["x_hat", "Std. Error"])
+vcov_used <- "OLS standard errors of the second stage"
+""",
+)
+
+
+PROSE: Final[AgentProse] = AgentProse(
+    identification=(
+        "The explanatory variable is chosen by the units themselves, so an OLS regression would "
+        "pick up unobserved confounders. The binary variable z shifts x for reasons unrelated to "
+        "the outcome, so I use it as an instrument and estimate the effect by two-stage least "
+        "squares, keeping the control variable as an exogenous regressor.\n\n"
+        "Key assumptions: relevance (z moves x), exclusion (z affects y only through x), and "
+        "independence of z from the unobserved determinants of y."
+    ),
+    naive_identification=(
+        "I estimate how the outcome responds to x with a linear regression of y on x, holding "
+        "the control variable fixed. With a large sample the OLS slope is a precise estimate of "
+        "the effect."
+    ),
+    expected=(
+        "I expect an effect of the sign suggested by the research question and of moderate "
+        "size, with a strong first stage; the script prints the estimate."
+    ),
+    plan=(
+        "I would run two-stage least squares of y on x instrumented by z with the control as an "
+        "exogenous regressor, report robust standard errors and the first-stage F statistic."
+    ),
+)
+
 DESIGN: Final[Design] = Design(
     family="iv",
     columns=COLUMNS,
@@ -207,8 +395,15 @@ DESIGN: Final[Design] = Design(
     naive_answer=None,
     topics=TOPICS,
     render_text=render_text,
+    check=check,
+    r_code=R_CODE,
+    python_code=PYTHON_CODE,
+    prose=PROSE,
     term_score=term_score,
     spec_bad=re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form"),
     effect_alias=None,
     instrumented=True,
+    discontinuity=None,
+    label_good=re.compile(r"\biv\b|2sls|tsls|instrument|\blate\b|wald|second[- ]stage"),
+    label_bad=re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form|\bof z\b"),
 )

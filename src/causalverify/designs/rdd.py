@@ -22,9 +22,12 @@ from causalverify.designs._base import (
     GridGroup,
     Params,
     ScenarioText,
+    Stated,
     dictionary,
     pick_topic,
+    stated_in,
 )
+from causalverify.designs._code import PY_IMPORTS, R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
 from causalverify.designs._numbers import cutoff_flags, rounded
@@ -206,6 +209,195 @@ def term_score(t: str, hints: CodeHints) -> int | None:
     return 2 if _RDD_TREAT.search(t) else None
 
 
+def check(s: Stated, d: pd.DataFrame) -> list[str]:
+    """The suite checks of a rdd scenario: its text states what its data hold."""
+    out: list[str] = []
+    cutoff, band = float(str(s.facts["cutoff"])), float(str(s.facts["bandwidth"]))
+    stated = stated_in(r"at or above the cutoff of ([0-9.]+) are treated", s.data_description)
+    if s.facts.get("treated_side") != "above" or stated is None or float(stated[0]) != cutoff:
+        out.append(f"{s.id}: text does not state that running_var >= {cutoff} is treated")
+    width = stated_in(r"within ([0-9.]+) of the cutoff", s.data_description)
+    if width is None or float(width[0]) != band:
+        out.append(f"{s.id}: text does not state the near_cutoff band {band}")
+    treated, near = rdd_flags(d["running_var"].to_numpy())
+    if cutoff != CUTOFF or band != BANDWIDTH:
+        out.append(
+            f"{s.id}: cutoff/band {cutoff}/{band} differ from the generator's {CUTOFF}/{BANDWIDTH}"
+        )
+    if not np.array_equal(treated, d["treated"].to_numpy()):
+        out.append(f"{s.id}: treated in the data is not running_var >= {cutoff}")
+    if not np.array_equal(near, d["near_cutoff"].to_numpy()):
+        out.append(f"{s.id}: near_cutoff in the data is not |running_var - {cutoff}| <= {band}")
+    return out
+
+
+# -- the reference agents' code and prose ---------------------------------------------------------
+
+#: the line each variant prints before its number (the same in every language)
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "textbook": "Estimated jump in the outcome at the cutoff:",
+    "naive": "Difference in mean outcomes, treated minus untreated:",
+    "cumulative": "Estimated jump in the outcome at the cutoff:",
+    "wrong-term": "Estimated coefficient from the local linear model:",
+}
+
+
+PYTHON_CODE: Final[FamilyCode] = FamilyCode(
+    setup=PY_IMPORTS
+    + """\
+
+df = pd.read_csv("<<DATA>>")
+cutoff = <<CUTOFF>>
+""",
+    textbook="""\
+# Local linear fit within the bandwidth, separate slopes on each side of the cutoff
+near = df[df["near_cutoff"] == 1].copy()
+near["rc"] = near["running_var"] - cutoff
+formula = "y ~ treated * rc"
+fit = smf.ols(formula, data=near).fit()
+est = float(fit.params["treated"])
+""",
+    robustness="""\
+# Robustness: conventional and HC3 standard errors (same point estimate)
+hc3 = smf.ols(formula, data=near).fit(cov_type="HC3")
+print(f"Std. error, conventional: {fit.bse['treated']:.4f}; HC3: {hc3.bse['treated']:.4f}")
+""",
+    naive="""\
+# Compare mean outcomes of treated and untreated observations
+est = float(df.loc[df["treated"] == 1, "y"].mean() - df.loc[df["treated"] == 0, "y"].mean())
+""",
+    cumulative="""\
+# A jump at the cutoff is a one-off level shift; there is nothing to accumulate
+near = df[df["near_cutoff"] == 1].copy()
+near["rc"] = near["running_var"] - cutoff
+fit = smf.ols("y ~ treated * rc", data=near).fit(cov_type="HC3")
+est = float(fit.params["treated"])
+""",
+    wrong_term="""\
+near = df[df["near_cutoff"] == 1].copy()
+near["rc"] = near["running_var"] - cutoff
+fit = smf.ols("y ~ treated * rc", data=near).fit(cov_type="HC3")
+print(fit.summary().tables[1])
+est = float(fit.params["rc"])
+""",
+    missing="""\
+from rdd import rdd
+
+model = rdd.rdd(df, "running_var", "y", cut=cutoff)
+est = float(model.fit().params["TREATED"])
+""",
+    typo="""\
+near = df[df["near_cutof"] == 1].copy()
+near["rc"] = near["running_var"] - cutoff
+formula = "y ~ treated * rc"
+fit = smf.ols(formula, data=near).fit()
+est = float(fit.params["treated"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1) standard error of the jump
+se = float(smf.ols(formula, data=near).fit(cov_type="HC1").bse["treated"])
+vcov_used = "HC1 (heteroskedasticity-robust)"
+""",
+    naive_se_inference="""\
+# Standard error of the jump: the two sides of the window as independent samples
+above = near.loc[near["treated"] == 1, "y"]
+below = near.loc[near["treated"] == 0, "y"]
+se = float((above.var() / len(above) + below.var() / len(below)) ** 0.5)
+vcov_used = "two-sample standard error of the difference across the cutoff"
+""",
+)
+
+
+R_CODE: Final[FamilyCode] = FamilyCode(
+    setup=R_SE_HELPERS
+    + """\
+df <- read.csv("<<DATA>>")
+cutoff <- <<CUTOFF>>
+""",
+    textbook="""\
+# Local linear fit within the bandwidth, separate slopes on each side of the cutoff
+near <- subset(df, near_cutoff == 1)
+near$rc <- near$running_var - cutoff
+fit <- lm(y ~ treated * rc, data = near)
+est <- unname(coef(fit)["treated"])
+""",
+    robustness="""\
+# Robustness: conventional and HC3 standard errors (same point estimate)
+se_conv <- sqrt(diag(vcov(fit)))["treated"]
+se_hc3 <- sqrt(diag(vcovHC(fit, type = "HC3")))["treated"]
+cat(sprintf("Std. error, conventional: %.4f; HC3: %.4f\\n", se_conv, se_hc3))
+""",
+    naive="""\
+# Compare mean outcomes of treated and untreated observations
+est <- mean(df$y[df$treated == 1]) - mean(df$y[df$treated == 0])
+""",
+    cumulative="""\
+# A jump at the cutoff is a one-off level shift; there is nothing to accumulate
+near <- subset(df, near_cutoff == 1)
+near$rc <- near$running_var - cutoff
+fit <- lm(y ~ treated * rc, data = near)
+est <- unname(coef(fit)["treated"])
+""",
+    wrong_term="""\
+near <- subset(df, near_cutoff == 1)
+near$rc <- near$running_var - cutoff
+fit <- lm(y ~ treated * rc, data = near)
+print(coeftest(fit, vcov. = vcovHC(fit, type = "HC3")))
+est <- unname(coef(fit)["rc"])
+""",
+    missing="""\
+library(rdrobust)
+rd <- rdrobust(df$y, df$running_var, c = cutoff, h = 0.3, kernel = "uniform")
+est <- rd$coef[1]
+""",
+    typo="""\
+near <- subset(df, near_cutof == 1)
+near$rc <- near$running_var - cutoff
+fit <- lm(y ~ treated * rc, data = near)
+est <- unname(coef(fit)["treated"])
+""",
+    descriptions=_DESCRIPTIONS,
+    inference="""\
+# Inference: heteroskedasticity-robust (HC1) standard error of the jump
+se <- sqrt(vcovHC(fit, type = "HC1")["treated", "treated"])
+vcov_used <- "HC1 (heteroskedasticity-robust)"
+""",
+    naive_se_inference="""\
+# Standard error of the jump: the two sides of the window as independent samples
+above <- near$y[near$treated == 1]
+below <- near$y[near$treated == 0]
+se <- sqrt(var(above) / length(above) + var(below) / length(below))
+vcov_used <- "two-sample standard error of the difference across the cutoff"
+""",
+)
+
+
+PROSE: Final[AgentProse] = AgentProse(
+    identification=(
+        "Treatment is assigned by a rule on the running variable: observations at or above the "
+        "cutoff are treated. Units just either side of the cutoff are comparable, so I use a "
+        "sharp regression discontinuity design: a local linear regression within the bandwidth "
+        "marked in the data, with separate slopes on each side; the jump at the cutoff is the "
+        "effect.\n\n"
+        "Key assumptions: no precise manipulation of the running variable around the cutoff and "
+        "continuity of potential outcomes at the cutoff."
+    ),
+    naive_identification=(
+        "Some observations are treated and others are not, so I compare the mean outcome of "
+        "treated and untreated observations over the whole sample. The difference in means is "
+        "the effect of treatment."
+    ),
+    expected=(
+        "I expect a visible jump at the cutoff, of the sign suggested by the research question "
+        "and of moderate size relative to the outcome's spread; the script prints the estimate."
+    ),
+    plan=(
+        "I would fit a local linear regression on observations within the bandwidth, with "
+        "separate slopes on each side of the cutoff, and vary the bandwidth as a robustness check."
+    ),
+)
+
 DESIGN: Final[Design] = Design(
     family="rdd",
     columns=COLUMNS,
@@ -216,8 +408,15 @@ DESIGN: Final[Design] = Design(
     naive_answer=None,
     topics=TOPICS,
     render_text=render_text,
+    check=check,
+    r_code=R_CODE,
+    python_code=PYTHON_CODE,
+    prose=PROSE,
     term_score=term_score,
     spec_bad=re.compile(r"slope|global|polynomial|quadratic|cubic"),
     effect_alias=re.compile(r"running\w*\W*\s*>=?\s*[\d.]"),
     instrumented=False,
+    discontinuity="sharp",
+    label_good=re.compile(r"\brdd?\b|discontinuity|jump|at (the )?(cutoff|threshold)|local"),
+    label_bad=re.compile(r"slope|global|polynomial|quadratic|running|placebo cutoff"),
 )

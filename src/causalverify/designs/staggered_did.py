@@ -23,9 +23,11 @@ from causalverify.designs._base import (
     GridGroup,
     Params,
     ScenarioText,
+    Stated,
     dictionary,
     pick_topic,
 )
+from causalverify.designs._code import AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import same
 from causalverify.designs._numbers import rounded
@@ -266,6 +268,164 @@ def term_score(t: str, hints: CodeHints) -> int | None:
     return 2 if _EFFECT.search(t) else None
 
 
+def check(s: Stated, d: pd.DataFrame) -> list[str]:
+    """The suite checks of a staggered_did scenario: its text states what its data hold."""
+    out: list[str] = []
+    treated = (d["first_treat"] > 0) & (d["period"] >= d["first_treat"])
+    if not np.array_equal(treated.astype(int).to_numpy(), d["treated"].to_numpy()):
+        out.append(f"{s.id}: treated is not 1 exactly from first_treat on")
+    stated = sorted(int(g) for g in d["first_treat"].unique() if g != 0)
+    if stated != list(s.facts.get("adoption_periods", [])):  # type: ignore[call-overload]
+        out.append(f"{s.id}: adoption periods in the text differ from the data's {stated}")
+    if (d["first_treat"] == 0).sum() == 0:
+        out.append(f"{s.id}: no never-treated units")
+    if d.groupby("unit_id")["first_treat"].nunique().max() != 1:
+        out.append(f"{s.id}: first_treat changes within a unit")
+    return out
+
+
+# -- the reference agents' code and prose ---------------------------------------------------------
+
+#: the line each variant prints before its number (the same in every language)
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "textbook": "Average effect over all adopting unit-periods (group-time effects, "
+    "never-adopting units as comparison):",
+    "naive": "Two-way fixed-effects estimate of the effect of the policy:",
+    "cumulative": "Average effect over all adopting unit-periods:",
+    "wrong-term": "Effect in the first adoption period of the earliest adopters:",
+}
+
+
+_PY_STAGGERED_EST = """\
+# Group-time effects: each adoption cohort against the never-adopting units, relative to the
+# period just before the cohort adopted; averaged over adopting unit-periods (cohort sizes)
+wide = df.pivot(index="unit_id", columns="period", values="y")
+first = df.groupby("unit_id")["first_treat"].first()
+never = first == 0
+cells, sizes = [], []
+for g in sorted(first[first > 0].unique()):
+    members = first == g
+    for t in wide.columns:
+        if t < g:
+            continue
+        change = wide[t] - wide[g - 1]
+        cells.append(change[members].mean() - change[never].mean())
+        sizes.append(int(members.sum()))
+est = float(np.average(cells, weights=sizes))
+"""
+
+
+PYTHON_CODE: Final[FamilyCode] = FamilyCode(
+    setup="""\
+import numpy as np
+import pandas as pd
+import statsmodels.formula.api as smf
+
+df = pd.read_csv("<<DATA>>")
+""",
+    textbook=_PY_STAGGERED_EST,
+    robustness="""\
+print(f"Cohorts: {int((first > 0).sum())} adopting units, {int(never.sum())} never adopting; "
+      f"{len(cells)} group-time cells")
+""",
+    naive="""\
+# Two-way fixed effects on the adoption indicator
+fit = smf.ols("y ~ treated + C(unit_id) + C(period)", data=df).fit()
+est = float(fit.params["treated"])
+""",
+    cumulative=_PY_STAGGERED_EST,
+    wrong_term=_PY_STAGGERED_EST.replace(
+        "est = float(np.average(cells, weights=sizes))", "est = float(cells[0])"
+    ),
+    missing="""\
+from csdid.att_gt import ATTgt
+
+att = ATTgt(yname="y", gname="first_treat", idname="unit_id", tname="period", data=df).fit()
+est = float(att.aggte(typec="simple").atte["overall_att"])
+""",
+    typo=_PY_STAGGERED_EST.replace('["first_treat"]', '["first_treated"]'),
+    descriptions=_DESCRIPTIONS,
+)
+
+
+_R_STAGGERED_EST = """\
+# Group-time effects: each adoption cohort against the never-adopting units, relative to the
+# period just before the cohort adopted; averaged over adopting unit-periods (cohort sizes)
+y <- tapply(df$y, list(df$unit_id, df$period), mean)
+first <- tapply(df$first_treat, df$unit_id, function(v) v[1])
+periods <- as.numeric(colnames(y))
+never <- first == 0
+cells <- c()
+sizes <- c()
+for (g in sort(unique(first[first > 0]))) {
+  members <- first == g
+  base <- y[, periods == g - 1]
+  for (t in periods[periods >= g]) {
+    change <- y[, periods == t] - base
+    cells <- c(cells, mean(change[members]) - mean(change[never]))
+    sizes <- c(sizes, sum(members))
+  }
+}
+est <- sum(cells * sizes) / sum(sizes)
+"""
+
+
+R_CODE: Final[FamilyCode] = FamilyCode(
+    setup="""\
+df <- read.csv("<<DATA>>")
+""",
+    textbook=_R_STAGGERED_EST,
+    robustness="""\
+cat(sprintf("Cohorts: %d adopting units, %d never adopting; %d group-time cells\\n",
+            sum(first > 0), sum(never), length(cells)))
+""",
+    naive="""\
+# Two-way fixed effects on the adoption indicator
+fit <- lm(y ~ treated + factor(unit_id) + factor(period), data = df)
+est <- unname(coef(fit)["treated"])
+""",
+    cumulative=_R_STAGGERED_EST,
+    wrong_term=_R_STAGGERED_EST.replace(
+        "est <- sum(cells * sizes) / sum(sizes)", "est <- cells[1]"
+    ),
+    missing="""\
+library(did)
+att <- att_gt(yname = "y", gname = "first_treat", idname = "unit_id", tname = "period", data = df)
+est <- aggte(att, type = "simple")$overall.att
+""",
+    typo=_R_STAGGERED_EST.replace("df$first_treat", "df$first_treated"),
+    descriptions=_DESCRIPTIONS,
+)
+
+
+PROSE: Final[AgentProse] = AgentProse(
+    identification=(
+        "Units adopt the policy in different periods and some never do, and the effect may "
+        "differ by adoption cohort and grow with time since adoption. A single two-way "
+        "fixed-effects regression would compare late adopters with early adopters whose "
+        "effects are still changing, so I estimate each cohort's effect in each period "
+        "after adoption against the never-adopting units, relative to the period just before "
+        "the cohort adopted, and average these group-time effects over all adopting "
+        "unit-periods.\n\n"
+        "Key assumptions: without the policy, each cohort would have evolved like the "
+        "never-adopting units, and no unit changed its outcome in anticipation."
+    ),
+    naive_identification=(
+        "Units are observed before and after they adopt the policy, so I regress the outcome "
+        "on the adoption indicator with unit and period effects; its coefficient is the "
+        "effect of the policy."
+    ),
+    expected=(
+        "I expect the effect to be larger for units that have had the policy longer; the "
+        "average over adopting unit-periods summarises it."
+    ),
+    plan=(
+        "I would compare each adoption cohort with the never-adopting units, period by "
+        "period after adoption, relative to the period before adoption, and average the "
+        "results over all adopting unit-periods."
+    ),
+)
+
 DESIGN: Final[Design] = Design(
     family="staggered_did",
     columns=COLUMNS,
@@ -276,8 +436,15 @@ DESIGN: Final[Design] = Design(
     naive_answer=twfe,
     topics=TOPICS,
     render_text=render_text,
+    check=check,
+    r_code=R_CODE,
+    python_code=PYTHON_CODE,
+    prose=PROSE,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls|placebo"),
     effect_alias=None,
     instrumented=False,
+    discontinuity=None,
+    label_good=re.compile(r"\batt\b|overall|aggregate|average (treatment )?effect"),
+    label_bad=re.compile(r"pre[- ]?period|placebo|\bpre\b|static|\btwfe\b"),
 )

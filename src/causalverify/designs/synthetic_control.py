@@ -22,9 +22,11 @@ from causalverify.designs._base import (
     GridGroup,
     Params,
     ScenarioText,
+    Stated,
     dictionary,
     pick_topic,
 )
+from causalverify.designs._code import AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import same
 from causalverify.designs._numbers import rounded
@@ -202,6 +204,175 @@ def term_score(t: str, hints: CodeHints) -> int | None:
     return 2 if _EFFECT.search(t) else None
 
 
+def check(s: Stated, d: pd.DataFrame) -> list[str]:
+    """The suite checks of a synthetic_control scenario: its text states what its data hold."""
+    out: list[str] = []
+    treated = d.loc[d["treated_unit"] == 1, "unit_id"].unique()
+    if list(treated) != [s.facts.get("treated_unit_id")]:
+        out.append(f"{s.id}: the treated unit in the data is {list(treated)}, not as stated")
+    pre = int(str(s.facts.get("n_pre")))
+    expected = (d["period"] > pre).astype(int).to_numpy()
+    if not np.array_equal(expected, d["post"].to_numpy()):
+        out.append(f"{s.id}: post is not 1 exactly after period {pre}")
+    return out
+
+
+# -- the reference agents' code and prose ---------------------------------------------------------
+
+#: the line each variant prints before its number (the same in every language)
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "textbook": "Average post-adoption gap between the unit and its weighted comparison:",
+    "naive": "Average post-adoption gap between the unit and the average of the others:",
+    "cumulative": "Average post-adoption gap between the unit and its weighted comparison:",
+    "wrong-term": "Change in the adopting unit's outcome, after minus before adoption:",
+}
+
+
+_PY_SYNTH_EST = """\
+# Non-negative weights summing to one that track the adopting unit before adoption
+wide = df.pivot(index="period", columns="unit_id", values="y")
+unit = df.loc[df["treated_unit"] == 1, "unit_id"].iloc[0]
+after = df.groupby("period")["post"].first() == 1
+target, others = wide[unit], wide.drop(columns=unit)
+x0, y0 = others[~after].to_numpy(), target[~after].to_numpy()
+k = x0.shape[1]
+res = minimize(
+    lambda w: float(((y0 - x0 @ w) ** 2).sum()),
+    np.full(k, 1.0 / k),
+    jac=lambda w: -2.0 * x0.T @ (y0 - x0 @ w),
+    method="SLSQP",
+    bounds=[(0.0, 1.0)] * k,
+    constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0}],
+    options={"ftol": 1e-14, "maxiter": 2000},
+)
+weights = res.x
+gap = target[after].to_numpy() - others[after].to_numpy() @ weights
+est = float(gap.mean())
+"""
+
+
+PYTHON_CODE: Final[FamilyCode] = FamilyCode(
+    setup="""\
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+df = pd.read_csv("<<DATA>>")
+""",
+    textbook=_PY_SYNTH_EST,
+    robustness="""\
+pre_gap = y0 - x0 @ weights
+print(f"Pre-adoption fit: root mean squared gap {np.sqrt((pre_gap ** 2).mean()):.4f}; "
+      f"{int((weights > 1e-3).sum())} units carry weight")
+""",
+    naive="""\
+# Compare the adopting unit with the average of all other units after adoption
+wide = df.pivot(index="period", columns="unit_id", values="y")
+unit = df.loc[df["treated_unit"] == 1, "unit_id"].iloc[0]
+after = df.groupby("period")["post"].first() == 1
+gap = wide.loc[after, unit] - wide.loc[after].drop(columns=unit).mean(axis=1)
+est = float(gap.mean())
+""",
+    cumulative=_PY_SYNTH_EST,
+    wrong_term="""\
+unit_rows = df[df["treated_unit"] == 1]
+est = float(unit_rows.loc[unit_rows["post"] == 1, "y"].mean() - unit_rows.loc[unit_rows["post"] == 0, "y"].mean())
+""",
+    missing="""\
+import SparseSC
+
+fit = SparseSC.fit(features=None, targets=None, treated_units=[0])
+est = float(fit.att)
+""",
+    typo=_PY_SYNTH_EST.replace('df["treated_unit"]', 'df["treated_units"]'),
+    descriptions=_DESCRIPTIONS,
+)
+
+
+_R_SYNTH_EST = """\
+# Non-negative weights summing to one that track the adopting unit before adoption
+# (least squares on the pre-adoption periods, projected gradient onto the simplex)
+y <- tapply(df$y, list(df$period, df$unit_id), mean)
+unit <- as.character(df$unit_id[df$treated_unit == 1][1])
+after <- tapply(df$post, df$period, function(v) v[1]) == 1
+target <- y[, unit]
+others <- y[, colnames(y) != unit, drop = FALSE]
+x0 <- others[!after, , drop = FALSE]
+y0 <- target[!after]
+project <- function(v) {
+  u <- sort(v, decreasing = TRUE)
+  css <- cumsum(u)
+  k <- max(which(u - (css - 1) / seq_along(u) > 0))
+  pmax(v - (css[k] - 1) / k, 0)
+}
+step <- 1 / max(eigen(crossprod(x0), only.values = TRUE)$values)
+weights <- rep(1 / ncol(x0), ncol(x0))
+for (i in 1:20000) {
+  weights <- project(weights - step * drop(crossprod(x0, x0 %*% weights - y0)))
+}
+gap <- target[after] - drop(others[after, , drop = FALSE] %*% weights)
+est <- mean(gap)
+"""
+
+
+R_CODE: Final[FamilyCode] = FamilyCode(
+    setup="""\
+df <- read.csv("<<DATA>>")
+""",
+    textbook=_R_SYNTH_EST,
+    robustness="""\
+pre_gap <- y0 - drop(x0 %*% weights)
+cat(sprintf("Pre-adoption fit: root mean squared gap %.4f; %d units carry weight\\n",
+            sqrt(mean(pre_gap^2)), sum(weights > 1e-3)))
+""",
+    naive="""\
+# Compare the adopting unit with the average of all other units after adoption
+y <- tapply(df$y, list(df$period, df$unit_id), mean)
+unit <- as.character(df$unit_id[df$treated_unit == 1][1])
+after <- tapply(df$post, df$period, function(v) v[1]) == 1
+gap <- y[after, unit] - rowMeans(y[after, colnames(y) != unit, drop = FALSE])
+est <- mean(gap)
+""",
+    cumulative=_R_SYNTH_EST,
+    wrong_term="""\
+unit_rows <- subset(df, treated_unit == 1)
+est <- mean(unit_rows$y[unit_rows$post == 1]) - mean(unit_rows$y[unit_rows$post == 0])
+""",
+    missing="""\
+library(Synth)
+fit <- synth(data.prep.obj = dataprep(foo = df, dependent = "y", unit.variable = "unit_id",
+             time.variable = "period", treatment.identifier = 1))
+est <- mean(fit$solution.w)
+""",
+    typo=_R_SYNTH_EST.replace("df$treated_unit == 1", "df$treated_units == 1"),
+    descriptions=_DESCRIPTIONS,
+)
+
+
+PROSE: Final[AgentProse] = AgentProse(
+    identification=(
+        "Only one unit adopted the policy, and no single other unit, nor their plain average, "
+        "tracks it before adoption. I build a weighted combination of the other units, with "
+        "non-negative weights summing to one chosen to match the adopting unit's outcome in "
+        "every period before adoption; after adoption, the gap between the unit and this "
+        "weighted comparison is the effect, averaged over the post-adoption periods.\n\n"
+        "Key assumptions: the weighted comparison would have kept tracking the unit without "
+        "the policy, and the other units were not affected by it."
+    ),
+    naive_identification=(
+        "The other units never adopted the policy, so their average is the comparison: the "
+        "effect is the gap between the adopting unit and that average after adoption."
+    ),
+    expected=(
+        "I expect the weighted comparison to track the unit closely before adoption and the "
+        "gap to open after it."
+    ),
+    plan=(
+        "I would weight the other units to match the adopting unit before adoption and "
+        "average the gap after adoption."
+    ),
+)
+
 DESIGN: Final[Design] = Design(
     family="synthetic_control",
     columns=COLUMNS,
@@ -212,8 +383,15 @@ DESIGN: Final[Design] = Design(
     naive_answer=donor_average,
     topics=TOPICS,
     render_text=render_text,
+    check=check,
+    r_code=R_CODE,
+    python_code=PYTHON_CODE,
+    prose=PROSE,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|placebo|\bfit\b|\brmspe\b"),
     effect_alias=None,
     instrumented=False,
+    discontinuity=None,
+    label_good=re.compile(r"\batt\b|post[- ]?period|average (post )?gap|effect"),
+    label_bad=re.compile(r"pre[- ]?period|placebo|rmspe|\bweight"),
 )

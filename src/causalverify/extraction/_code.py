@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from causalverify.designs import DESIGNS
 from causalverify.extraction._evidence import _NAIVE, Candidate
 from causalverify.extraction._terms import MAIN_CONTEXT, SECONDARY
 from causalverify.families import Family
@@ -77,7 +78,7 @@ class CodeLines:
         elif MAIN_CONTEXT.search(comments):
             cand.add(1.0, f"the comment above the printing code: {comments[:60]!r}")
         bad = _SECONDARY_NAME.search(names)
-        if bad is None and family in ("iv", "fuzzy_rdd"):
+        if bad is None and DESIGNS[family].instrumented:
             bad = _OLS_NAME.search(names)
         if bad is not None:
             cand.add(-2.0, f"the printing code uses {bad.group(0)!r}")
@@ -122,7 +123,7 @@ class FitSites:
         elif MAIN_CONTEXT.search(comments):
             cand.add(1.0, f"the comment above the code that fitted it: {comments[:60]!r}")
         bad = _SECONDARY_NAME.search(assigned) or (
-            _OLS_NAME.search(assigned) if family in ("iv", "fuzzy_rdd") else None
+            _OLS_NAME.search(assigned) if DESIGNS[family].instrumented else None
         )
         if bad is not None:
             cand.add(-2.0, f"the fit is stored as {assigned.strip()[:40]!r}")
@@ -158,7 +159,7 @@ class Origins:
         names = _identifiers(origin.code)
         where = f"printed by line {origin.line}: {origin.code.strip()[:60]!r}"
         bad = _SECONDARY_NAME.search(names.replace(" ", "_")) or (
-            _OLS_NAME.search(names) if family in ("iv", "fuzzy_rdd") else None
+            _OLS_NAME.search(names) if DESIGNS[family].instrumented else None
         )
         if bad is not None or SECONDARY.search(names) or _NAIVE.search(names):
             cand.add(-2.5, f"{where}, a secondary or naive result")

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from causalverify.designs import DESIGNS
 from causalverify.extraction._constants import CodeConstants
 from causalverify.extraction._fits import EffectCoef, effect_coefficients
 from causalverify.extraction._printed import SHORT_TABLE, Printed
@@ -58,33 +59,6 @@ STAT_WORDS: Final = re.compile(
     r"|power|\bsize\b|reject|\bk\b|\btests?\b|(?<!per )\b(days?|units?|stocks?|years?|periods?|firms?"
     r"|samples?)\b$|\bcorr"
 )
-_FAMILY_GOOD: Final[dict[Family, re.Pattern[str]]] = {
-    "did": re.compile(r"\bdid\b|diff|interaction|twfe|two[- ]way|treat\w*\s*[x×:*]\s*post|within"),
-    "event_study": re.compile(
-        r"per[- ]day|daily|average (ar|abnormal)|mean (ar|abnormal)|\baar\b|post[- ]event"
-        r"|\bcaa?r\b|cumulative"
-    ),
-    "iv": re.compile(r"\biv\b|2sls|tsls|instrument|\blate\b|wald|second[- ]stage"),
-    "rdd": re.compile(r"\brdd?\b|discontinuity|jump|at (the )?(cutoff|threshold)|local"),
-    "staggered_did": re.compile(r"\batt\b|overall|aggregate|average (treatment )?effect"),
-    "fuzzy_rdd": re.compile(r"\biv\b|2sls|tsls|wald|\blate\b|take[- ]?up effect|ratio|fuzzy"),
-    "synthetic_control": re.compile(r"\batt\b|post[- ]?period|average (post )?gap|effect"),
-}
-_FAMILY_BAD: Final[dict[Family, re.Pattern[str]]] = {
-    "did": re.compile(r"coef\w* (on|for|of) (treated|post)\s*$|pre[- ]?period|simple diff|pooled"),
-    "event_study": re.compile(
-        r"\b(market|mkt)\b(?![- ](model|adjusted))|\balpha\b|\bbeta\b(?!_?hat)|pre[- ]?event|estimation window"
-        r"|(?<![>=] )\bday[- ]?0\b|day zero|(on|at) the event day|event[- ]day (effect|ar|abnormal)"
-        r"|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0\b(?!\s*,)"
-    ),
-    "iv": re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form|\bof z\b"),
-    "rdd": re.compile(r"slope|global|polynomial|quadratic|running|placebo cutoff"),
-    "staggered_did": re.compile(r"pre[- ]?period|placebo|\bpre\b|static|\btwfe\b"),
-    "fuzzy_rdd": re.compile(
-        r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|take[- ]?up (jump|rate)|\bols\b"
-    ),
-    "synthetic_control": re.compile(r"pre[- ]?period|placebo|rmspe|\bweight"),
-}
 #: naive or comparison estimates a script prints next to its own
 _NAIVE: Final = re.compile(
     r"naive|pooled|simple (ols|regression|difference|comparison)|without (fixed|controls|fe)"
@@ -182,9 +156,9 @@ def column_evidence(cand: Candidate, family: Family) -> bool:
         cand.add(-4.0, f"the row {p.label!r} is a robustness, placebo or first-stage result")
     elif _NAIVE.search(row) or family_bad(row, family):
         cand.add(-3.0, f"the row {p.label!r} is a naive estimate or another quantity")
-    if family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(row) and not IV_CONTEXT.search(row):
+    if DESIGNS[family].instrumented and OLS_CONTEXT.search(row) and not IV_CONTEXT.search(row):
         cand.add(-2.0, f"the row {p.label!r} is an OLS result")
-    if _FAMILY_GOOD[family].search(row):
+    if DESIGNS[family].label_good.search(row):
         cand.add(1.0, f"the row {p.label!r} names the {family} design")
     _window_evidence(cand, row, family)
     return True
@@ -208,7 +182,7 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
     if EFFECT_WORDS.search(near):
         kind = "column" if p.named_by_column else "label"
         cand.add(3.0, f"label {p.label.strip()[-80:]!r} names an estimate", kind)
-        if _FAMILY_GOOD[family].search(near):
+        if DESIGNS[family].label_good.search(near):
             cand.add(2.0, f"the label names the {family} design")
         if MAIN_CONTEXT.search(near):
             cand.add(1.5, "the label says main/preferred")
@@ -222,9 +196,7 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
         _NAIVE.search(key)
         or SECONDARY.search(key)
         or family_bad(key, family)
-        or (
-            family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(key) and not IV_CONTEXT.search(key)
-        )
+        or (DESIGNS[family].instrumented and OLS_CONTEXT.search(key) and not IV_CONTEXT.search(key))
     ):
         cand.add(-3.0, f"printed under the key {p.key.strip()[:40]!r}")
     if _NAIVE.search(near):
@@ -233,10 +205,10 @@ def label_evidence(cand: Candidate, family: Family, heading: str) -> None:
     if re.search(r"\bmedian\b", near):
         cand.add(-2.0, "the label names a median, not the mean effect")
     _window_evidence(cand, near, family)
-    if _FAMILY_BAD[family].search(near):
+    if DESIGNS[family].label_bad.search(near):
         cand.add(-3.0, f"the label names a quantity other than the {family} effect")
         cand.label_against = True
-    if family in ("iv", "fuzzy_rdd") and OLS_CONTEXT.search(near) and not IV_CONTEXT.search(near):
+    if DESIGNS[family].instrumented and OLS_CONTEXT.search(near) and not IV_CONTEXT.search(near):
         cand.add(-2.0, "the label names an OLS result")
         cand.label_against = True
 
@@ -249,7 +221,7 @@ def heading_evidence(cand: Candidate, family: Family, heading: str) -> None:
         cand.add(-3.0, f"printed under the heading {heading.strip()[:60]!r}")
     elif MAIN_CONTEXT.search(heading):
         cand.add(1.5, f"printed under the heading {heading.strip()[:60]!r}")
-    if family in ("iv", "fuzzy_rdd"):
+    if DESIGNS[family].instrumented:
         if IV_CONTEXT.search(heading):
             cand.add(1.0, "printed in an IV section")
         elif OLS_CONTEXT.search(heading):
@@ -260,7 +232,9 @@ def heading_evidence(cand: Candidate, family: Family, heading: str) -> None:
 
 def family_bad(text: str, family: Family) -> bool:
     """The text names a quantity of the design other than its effect (and not the effect)."""
-    return bool(_FAMILY_BAD[family].search(text)) and not _FAMILY_GOOD[family].search(text)
+    return bool(DESIGNS[family].label_bad.search(text)) and not DESIGNS[family].label_good.search(
+        text
+    )
 
 
 def shape_evidence(cand: Candidate, constants: CodeConstants, fitted: bool) -> None:

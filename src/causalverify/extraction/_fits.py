@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from causalverify.designs import DESIGNS
 from causalverify.extraction._numbers import NUMBER
 from causalverify.extraction._terms import CodeHints, normalize_term, term_score
 from causalverify.families import Family
@@ -48,9 +49,10 @@ class EffectCoef:
 
 
 def _design(fit: FitEntry, family: Family) -> int:
-    if family == "fuzzy_rdd" and fit.rd and fit.fuzzy:
+    design = DESIGNS[family]
+    if design.discontinuity == "fuzzy" and fit.rd and fit.fuzzy:
         return 2
-    if family in ("iv", "fuzzy_rdd"):
+    if design.instrumented:
         # linearmodels' IV classes also fit OLS (no endogenous regressor): their hook sets ``iv``
         named = _IV_FUNCTION.search(fit.function) and not fit.function.startswith("linearmodels.")
         if fit.iv or named:
@@ -58,7 +60,7 @@ def _design(fit: FitEntry, family: Family) -> int:
         # a hand-made second stage: OLS on the first stage's fitted values
         manual = any(SECOND_STAGE_TERM.search(normalize_term(t.term)) for t in fit.terms)
         return 2 if manual else 0
-    if family == "rdd":
+    if design.discontinuity == "sharp":
         return 2 if fit.rd else 1
     return 1
 
@@ -67,11 +69,11 @@ def _effect_score(fit: FitEntry, term: str, family: Family, hints: CodeHints) ->
     t = normalize_term(term)
     if fit.rd:
         # a sharp RD estimator for a sharp design, a fuzzy one (``rdrobust(fuzzy=)``) for a fuzzy
-        wanted = "fuzzy_rdd" if fit.fuzzy else "rdd"
-        if family != wanted or t not in _RD_TERMS:
+        wanted = "fuzzy" if fit.fuzzy else "sharp"
+        if DESIGNS[family].discontinuity != wanted or t not in _RD_TERMS:
             return None
         return 4 if t == _RD_MAIN else 3
-    if family in ("iv", "fuzzy_rdd") and fit.iv:
+    if DESIGNS[family].instrumented and fit.iv:
         endog = {normalize_term(e) for e in fit.endogenous}
         # fixest names it fit_<x>, lfe's felm `x(fit)`
         if t in endog or t.removeprefix("fit_") in endog or t.removesuffix("(fit)") in endog:

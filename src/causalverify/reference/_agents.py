@@ -35,11 +35,11 @@ from __future__ import annotations
 import hashlib
 from typing import Final, Literal
 
+from causalverify.designs import DESIGNS
 from causalverify.designs.rdd import CUTOFF
 from causalverify.errors import ProviderError, SetupError
 from causalverify.families import Language
 from causalverify.records import ScenarioFacts
-from causalverify.reference import _text
 from causalverify.reference._code import Variant, assemble
 from causalverify.reference._pieces import code_pieces
 
@@ -163,19 +163,17 @@ def write_response(
         )
     if language not in _SECTION_TITLES:
         raise ValueError(f"unknown language {language!r}; expected 'r' or 'python'")
-    family = scenario.family
-    strategy = (
-        _text.NAIVE_IDENTIFICATION[family] if agent == "naive" else _text.IDENTIFICATION[family]
-    )
+    prose = DESIGNS[scenario.family].prose
+    strategy = prose.naive_identification if agent == "naive" else prose.identification
     if agent == "prose":
-        body = _text.PROSE_PLAN[family]
+        body = prose.plan
     else:
         code = _script(agent, scenario, language, protocol)
         body = f"```{language}\n{code}```"
     return (
         f"## 1. Identification Strategy\n\n{strategy}\n\n"
         f"{_SECTION_TITLES[language]}\n\n{body}\n\n"
-        f"## 3. Expected Findings\n\n{_text.EXPECTED[family]}\n"
+        f"## 3. Expected Findings\n\n{prose.expected}\n"
     )
 
 

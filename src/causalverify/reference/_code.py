@@ -3,7 +3,9 @@
 Every script has the same shape: a setup piece (imports, reading the CSV, derived columns), an
 analysis piece that leaves the reported number in ``est``, optional robustness output, under the
 ``default`` protocol an inference piece that leaves the reported standard error in ``se`` and its
-description in ``vcov_used`` (for the agents that report one), and a report piece. The pieces for each (language, family) live in :mod:`._r_code` and
+description in ``vcov_used`` (for the agents that report one), and a report piece. The pieces
+for each (language, family) live in the family's design module (``R_CODE``, ``PYTHON_CODE``,
+:mod:`causalverify.designs`), each language's printing statements in :mod:`._r_code` and
 :mod:`._python_code`; this module picks them for an agent's behaviour.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from causalverify.families import Family
+from causalverify.designs import FamilyCode
 
 #: What the script computes and reports.
 Variant = Literal[
@@ -21,65 +23,6 @@ Variant = Literal[
 
 DATA_TOKEN = "<<DATA>>"
 CUTOFF_TOKEN = "<<CUTOFF>>"
-
-#: the text line printed before the number, per family and variant (the same in every language)
-DESCRIPTIONS: dict[Family, dict[str, str]] = {
-    "did": {
-        "textbook": "Two-way fixed-effects estimate of the effect of the policy:",
-        "naive": "Post-period difference in mean outcomes, treated minus comparison units:",
-        "cumulative": "Cumulative effect over all post-policy periods:",
-        "wrong-term": "Effect from the interacted model:",
-    },
-    "event_study": {
-        "textbook": "Average daily abnormal return on event days 0 to +10:",
-        "naive": "Average daily raw return on event days 0 to +10 relative to the stock mean:",
-        "cumulative": "Cumulative abnormal return over event days 0 to +10:",
-        "wrong-term": "Estimated coefficient from the market model:",
-    },
-    "iv": {
-        "textbook": "Two-stage least squares estimate of the effect of x on y:",
-        "naive": "OLS estimate of the effect of x on y:",
-        "cumulative": "Two-stage least squares estimate of the effect of x on y:",
-        "wrong-term": "Estimated effect of the instrument:",
-    },
-    "rdd": {
-        "textbook": "Estimated jump in the outcome at the cutoff:",
-        "naive": "Difference in mean outcomes, treated minus untreated:",
-        "cumulative": "Estimated jump in the outcome at the cutoff:",
-        "wrong-term": "Estimated coefficient from the local linear model:",
-    },
-}
-
-
-@dataclass(frozen=True, kw_only=True)
-class FamilyCode:
-    """The code pieces for one design family in one language.
-
-    Each analysis piece assigns the number it reports to ``est``; ``textbook`` also leaves the
-    fitted model in ``fit`` for ``robustness``. ``<<DATA>>`` stands for the CSV path and
-    ``<<CUTOFF>>`` for the running-variable cutoff.
-    """
-
-    setup: str
-    textbook: str
-    robustness: str
-    naive: str
-    cumulative: str
-    wrong_term: str
-    missing: str
-    typo: str
-    #: printed (as a plain-text line) before the number by the variant that reports it; see
-    #: :data:`DESCRIPTIONS`
-    descriptions: dict[str, str]
-    #: ``default`` protocol only, after ``textbook``'s analysis: the reference variant's SE in
-    #: ``se`` (clustered CR1 for panels, HC1 otherwise) and its description in ``vcov_used``;
-    #: empty for the designs without canonical inference
-    inference: str = ""
-    #: ``naive-se``: the analysis when it differs from ``textbook``'s (a hand-made two-stage
-    #: least squares), else empty; the point estimate is ``textbook``'s either way
-    naive_se: str = ""
-    #: ``naive-se``, ``default`` protocol only: a wrong SE in ``se`` and ``vcov_used``
-    naive_se_inference: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,16 +1,16 @@
-"""The code templates of each language, chosen by language and family."""
+"""The code pieces of a language and family: the family's design, the language's reporter."""
 
 from __future__ import annotations
 
-from causalverify.families import MODERN_FAMILIES, Family, Language
-from causalverify.reference import _modern_code, _python_code, _r_code
-from causalverify.reference._code import FamilyCode, Reporter
+from causalverify.designs import DESIGNS, FamilyCode
+from causalverify.families import Family, Language
+from causalverify.reference import _python_code, _r_code
+from causalverify.reference._code import Reporter
 
 
 def code_pieces(language: Language, family: Family) -> tuple[FamilyCode, Reporter]:
     """Return the code pieces and the reporter for a language and family."""
-    module = _r_code if language == "r" else _python_code
-    if family in MODERN_FAMILIES:
-        modern = _modern_code.R_PIECES if language == "r" else _modern_code.PYTHON_PIECES
-        return modern[family], module.REPORTER
-    return module.PIECES[family], module.REPORTER
+    design = DESIGNS[family]
+    if language == "r":
+        return design.r_code, _r_code.REPORTER
+    return design.python_code, _python_code.REPORTER

@@ -34,15 +34,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-import numpy as np
 import pandas as pd
 
-from causalverify.designs import rdd
-from causalverify.designs.event_study import CONVERSIONS as ES_CONVERSIONS
-from causalverify.designs.fuzzy_rdd import BANDWIDTH as FUZZY_BANDWIDTH
-from causalverify.designs.fuzzy_rdd import CUTOFF as FUZZY_CUTOFF
-from causalverify.designs.fuzzy_rdd import fuzzy_flags
-from causalverify.scenarios.dgp import COLUMNS, rdd_flags
+from causalverify.designs import DESIGNS
+from causalverify.scenarios.dgp import COLUMNS
 from causalverify.scenarios.model import Scenario
 
 #: A usable draw has |canonical| >= MIN_CANONICAL_RATIO * |beta| and the sign of beta.
@@ -208,146 +203,6 @@ def _check_columns(s: Scenario, data: pd.DataFrame) -> list[str]:
     return out
 
 
-def _stated(pattern: str, text: str) -> tuple[str, ...] | None:
-    match = re.search(pattern, text)
-    return None if match is None else match.groups()
-
-
-def _check_did(s: Scenario, d: pd.DataFrame) -> list[str]:
-    out: list[str] = []
-    n, t, start = (int(str(s.facts[k])) for k in ("n_units", "n_periods", "treat_start"))
-    if d["unit_id"].nunique() != n or d["period"].nunique() != t or len(d) != n * t:
-        out.append(f"{s.id}: data are not a balanced panel of {n} units x {t} periods")
-    if d.groupby("unit_id")["period"].nunique().ne(t).any():
-        out.append(f"{s.id}: some unit is not observed in every period")
-    stated = _stated(r"first treated period is period (\d+)", s.data_description)
-    if stated is None or int(stated[0]) != start:
-        out.append(f"{s.id}: text does not state the first treated period {start}")
-    treated_post = d.loc[d["treat_x_post"] == 1, "period"]
-    if treated_post.empty or int(treated_post.min()) != start:
-        out.append(f"{s.id}: first treated period in the data is not {start}")
-    if not (d["post"] == (d["period"] >= start).astype(int)).all():
-        out.append(f"{s.id}: post does not switch on at period {start}")
-    if not (d["treat_x_post"] == d["treated"] * d["post"]).all():
-        out.append(f"{s.id}: treat_x_post is not treated x post")
-    below = _stated(r"with `unit_id` below (\d+)", s.data_description)
-    if below is None or s.facts.get("treated_units") != f"unit_id < {below[0]}":
-        out.append(f"{s.id}: text does not state which units are treated as in the facts")
-    elif not (d["treated"] == (d["unit_id"] < int(below[0])).astype(int)).all():
-        out.append(f"{s.id}: treated units in the data are not unit_id < {below[0]}")
-    return out
-
-
-def _check_event_study(s: Scenario, d: pd.DataFrame) -> list[str]:
-    out: list[str] = []
-    lo, hi = (int(v) for v in s.facts["event_window"])  # type: ignore[attr-defined]
-    e_lo, e_hi = (int(v) for v in s.facts["effect_window"])  # type: ignore[attr-defined]
-    for label, window in (("Event", (lo, hi)), ("Effect", (e_lo, e_hi))):
-        stated = _stated(rf"{label} window: days (-?\d+) to \+?(-?\d+)", s.data_description)
-        if stated is None or (int(stated[0]), int(stated[1])) != window:
-            out.append(f"{s.id}: text does not state the {label.lower()} window {window}")
-    n_days = hi - lo + 1
-    grid = d.sort_values(["stock_id", "event_day"])["event_day"].to_numpy()
-    expected = np.tile(np.arange(lo, hi + 1), max(d["stock_id"].nunique(), 1))
-    if len(d) != d["stock_id"].nunique() * n_days or not np.array_equal(grid, expected):
-        out.append(f"{s.id}: not every stock is observed on days {lo}..{hi}")
-    if d["stock_id"].nunique() != int(str(s.facts["n_stocks"])):
-        out.append(f"{s.id}: number of stocks differs from the facts")
-    if s.conversions != ES_CONVERSIONS:
-        out.append(f"{s.id}: conversions {s.conversions} are not {ES_CONVERSIONS}")
-    return out
-
-
-def _check_iv(s: Scenario, d: pd.DataFrame) -> list[str]:
-    out: list[str] = []
-    coding = str(s.facts.get("instrument_coding", ""))
-    stated = _stated(r"Coding of `z`: (z = 1 if .+?, 0 otherwise)\.", s.data_description)
-    if stated is None or stated[0] != coding:
-        out.append(f"{s.id}: text does not state the coding of z as in the facts")
-    if set(np.unique(d["z"])) != {0, 1}:
-        out.append(f"{s.id}: z is not coded 0/1 with both values present")
-    if len(d) != int(str(s.facts["n"])):
-        out.append(f"{s.id}: number of rows differs from the facts")
-    return out
-
-
-def _check_rdd(s: Scenario, d: pd.DataFrame) -> list[str]:
-    out: list[str] = []
-    cutoff, band = float(str(s.facts["cutoff"])), float(str(s.facts["bandwidth"]))
-    stated = _stated(r"at or above the cutoff of ([0-9.]+) are treated", s.data_description)
-    if s.facts.get("treated_side") != "above" or stated is None or float(stated[0]) != cutoff:
-        out.append(f"{s.id}: text does not state that running_var >= {cutoff} is treated")
-    width = _stated(r"within ([0-9.]+) of the cutoff", s.data_description)
-    if width is None or float(width[0]) != band:
-        out.append(f"{s.id}: text does not state the near_cutoff band {band}")
-    treated, near = rdd_flags(d["running_var"].to_numpy())
-    if cutoff != rdd.CUTOFF or band != rdd.BANDWIDTH:
-        out.append(
-            f"{s.id}: cutoff/band {cutoff}/{band} differ from the generator's "
-            f"{rdd.CUTOFF}/{rdd.BANDWIDTH}"
-        )
-    if not np.array_equal(treated, d["treated"].to_numpy()):
-        out.append(f"{s.id}: treated in the data is not running_var >= {cutoff}")
-    if not np.array_equal(near, d["near_cutoff"].to_numpy()):
-        out.append(f"{s.id}: near_cutoff in the data is not |running_var - {cutoff}| <= {band}")
-    return out
-
-
-def _check_staggered(s: Scenario, d: pd.DataFrame) -> list[str]:
-    out: list[str] = []
-    treated = (d["first_treat"] > 0) & (d["period"] >= d["first_treat"])
-    if not np.array_equal(treated.astype(int).to_numpy(), d["treated"].to_numpy()):
-        out.append(f"{s.id}: treated is not 1 exactly from first_treat on")
-    stated = sorted(int(g) for g in d["first_treat"].unique() if g != 0)
-    if stated != list(s.facts.get("adoption_periods", [])):  # type: ignore[call-overload]
-        out.append(f"{s.id}: adoption periods in the text differ from the data's {stated}")
-    if (d["first_treat"] == 0).sum() == 0:
-        out.append(f"{s.id}: no never-treated units")
-    if d.groupby("unit_id")["first_treat"].nunique().max() != 1:
-        out.append(f"{s.id}: first_treat changes within a unit")
-    return out
-
-
-def _check_fuzzy(s: Scenario, d: pd.DataFrame) -> list[str]:
-    out: list[str] = []
-    eligible, near = fuzzy_flags(d["running_var"].to_numpy())
-    if not np.array_equal(eligible, d["eligible"].to_numpy()):
-        out.append(f"{s.id}: eligible in the data is not running_var >= {FUZZY_CUTOFF}")
-    if not np.array_equal(near, d["near_cutoff"].to_numpy()):
-        out.append(
-            f"{s.id}: near_cutoff is not |running_var - {FUZZY_CUTOFF}| <= {FUZZY_BANDWIDTH}"
-        )
-    stated = _stated(r"at or above the cutoff of ([0-9.]+) were offered", s.data_description)
-    if stated is None or float(stated[0]) != FUZZY_CUTOFF:
-        out.append(f"{s.id}: text does not state the cutoff {FUZZY_CUTOFF}")
-    if set(d["took_up"].unique()) - {0, 1}:
-        out.append(f"{s.id}: took_up is not 0/1")
-    return out
-
-
-def _check_synth(s: Scenario, d: pd.DataFrame) -> list[str]:
-    out: list[str] = []
-    treated = d.loc[d["treated_unit"] == 1, "unit_id"].unique()
-    if list(treated) != [s.facts.get("treated_unit_id")]:
-        out.append(f"{s.id}: the treated unit in the data is {list(treated)}, not as stated")
-    pre = int(str(s.facts.get("n_pre")))
-    expected = (d["period"] > pre).astype(int).to_numpy()
-    if not np.array_equal(expected, d["post"].to_numpy()):
-        out.append(f"{s.id}: post is not 1 exactly after period {pre}")
-    return out
-
-
-_FAMILY_CHECKS = {
-    "staggered_did": _check_staggered,
-    "fuzzy_rdd": _check_fuzzy,
-    "synthetic_control": _check_synth,
-    "did": _check_did,
-    "event_study": _check_event_study,
-    "iv": _check_iv,
-    "rdd": _check_rdd,
-}
-
-
 def check_scenario(scenario: Scenario, data: pd.DataFrame) -> list[str]:
     """Every violation of the suite rules by one scenario and its realised data.
 
@@ -365,7 +220,7 @@ def check_scenario(scenario: Scenario, data: pd.DataFrame) -> list[str]:
     """
     out = _check_words(scenario) + _check_columns(scenario, data)
     if tuple(data.columns) == COLUMNS[scenario.family]:
-        out += _FAMILY_CHECKS[scenario.family](scenario, data)
+        out += DESIGNS[scenario.family].check(scenario, data)
     if scenario.family != "event_study" and scenario.conversions:
         out.append(f"{scenario.id}: only event-study scenarios declare conversions")
     if scenario.data_file != f"data/{scenario.id}.csv":

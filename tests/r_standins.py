@@ -15,6 +15,18 @@ _DESCRIPTION = (
     "Encoding: UTF-8\nByteCompile: yes\n"
 )
 
+#: R code making the data frame ``d`` that the fit-log tests fit, with stand-ins and real packages
+FIT_DATA = """
+set.seed(11)
+n <- 400
+d <- data.frame(z = rnorm(n), w = rnorm(n))
+d$x <- 0.8 * d$z + 0.3 * d$w + rnorm(n)
+d$y <- 1.5 * d$x + 0.5 * d$w + rnorm(n)
+d$run <- runif(n, -1, 1)
+d$treat <- as.numeric(d$run >= 0 & runif(n) < 0.8 | d$run < 0 & runif(n) < 0.2)
+d$yr <- d$run + 1.2 * d$treat + 0.2 * rnorm(n)
+"""
+
 #: a heavy body, so that compiling it costs what compiling a real estimation function does
 _HEAVY = "\n".join(
     f"  s{i} <- sum(vapply(seq_len(3L), function(k) k * {i}, 0)); if (s{i} < 0) stop('no')"

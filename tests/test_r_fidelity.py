@@ -21,6 +21,7 @@ from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.sandbox.fitlog import hook_selfcheck
 from causalverify.sandbox.packages import r_packages
 from causalverify.sandbox.rlibrary import LIBRARY_ENV, RECOMMENDED
+from r_standins import FIT_DATA as DATA
 from r_standins import build_tarball, install_standins
 
 pytestmark = [
@@ -31,17 +32,6 @@ LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
 CLI = [str(Path(sys.executable).parent / "causalverify")]
 ROOT = Path(__file__).resolve().parents[1]
 DEVSET = ROOT.parent / "shared" / "reference" / "causalverify-2026" / "release"
-
-DATA = """
-set.seed(11)
-n <- 400
-d <- data.frame(z = rnorm(n), w = rnorm(n))
-d$x <- 0.8 * d$z + 0.3 * d$w + rnorm(n)
-d$y <- 1.5 * d$x + 0.5 * d$w + rnorm(n)
-d$run <- runif(n, -1, 1)
-d$treat <- as.numeric(d$run >= 0 & runif(n) < 0.8 | d$run < 0 & runif(n) < 0.2)
-d$yr <- d$run + 1.2 * d$treat + 0.2 * rnorm(n)
-"""
 
 
 @pytest.fixture(scope="module")

@@ -16,22 +16,13 @@ from causalverify.sandbox import Limits
 from causalverify.sandbox._toolchain import discover
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.sandbox.fitlog import hook_selfcheck
+from r_standins import FIT_DATA as DATA
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed"),
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed"),
 ]
 LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
-DATA = """
-set.seed(11)
-n <- 400
-d <- data.frame(z = rnorm(n), w = rnorm(n))
-d$x <- 0.8 * d$z + 0.3 * d$w + rnorm(n)
-d$y <- 1.5 * d$x + 0.5 * d$w + rnorm(n)
-d$run <- runif(n, -1, 1)
-d$treat <- as.numeric(d$run >= 0 & runif(n) < 0.8 | d$run < 0 & runif(n) < 0.2)
-d$yr <- d$run + 1.2 * d$treat + 0.2 * rnorm(n)
-"""
 
 
 REAL = {

@@ -193,12 +193,13 @@ def test_prices_reach_every_command_that_asks_models(tmp_path: Path) -> None:
     from causalverify.calibration.elicit import run_access
     from causalverify.models import ModelAccess
     from causalverify.papers.run import default_factory
+    from causalverify.records import RunMeta
 
     prices = {"models": {"m": {"input": 2.0, "output": 4.0}}}
     calibration = CalibrationConfig(run_dir=tmp_path, access=ModelAccess(prices=prices))
     server = "http://127.0.0.1:9/v1"
     made = [
-        run_access(calibration, {"base_url": server}).factory()("openai/m"),
+        run_access(calibration, RunMeta.of({"base_url": server})).factory()("openai/m"),
         default_factory(ModelAccess(prices=prices, base_url=server))("openai/m"),
     ]
     for model in made:

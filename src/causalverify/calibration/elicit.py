@@ -27,6 +27,7 @@ from causalverify.records import (
     CellRecord,
     Message,
     ModelResponse,
+    RunMeta,
     ScenarioBrief,
     answer_status,
     messages_sha256,
@@ -191,33 +192,32 @@ def select_models(run_models: Sequence[str], wanted: Sequence[str] | None) -> tu
     return tuple(wanted)
 
 
-def _load_suite(meta: dict[str, Any], override: Path | None) -> Any:
-    folder = override if override is not None else Path(str(meta.get("suite_path", "")))
+def _load_suite(meta: RunMeta, override: Path | None) -> Any:
+    folder = override if override is not None else Path(meta.suite_path or "")
     if not (folder / "suite.json").is_file():
         raise SuiteError(f"the run's suite is not at {folder}; pass its folder with --suite")
     suite = load_suite(folder)
-    if meta.get("suite_fingerprint") not in (None, suite_fingerprint(suite.scenarios)):
+    if meta.suite_fingerprint not in (None, suite_fingerprint(suite.scenarios)):
         raise SuiteError(
             f"the suite at {folder} is not the one this run used (fingerprint differs)"
         )
     return suite
 
 
-def _options(meta: dict[str, Any]) -> ModelOptions:
-
-    stored = meta.get("model_options") or {}
+def _options(meta: RunMeta) -> ModelOptions:
+    stored = meta.model_options
     return ModelOptions(
-        temperature=stored.get("temperature"),
-        max_tokens=int(stored.get("max_tokens") or 8192),
-        reasoning_effort=stored.get("reasoning_effort"),
+        temperature=stored.temperature,
+        max_tokens=int(stored.max_tokens or 8192),
+        reasoning_effort=stored.reasoning_effort,
     )
 
 
-def run_access(config: CalibrationConfig, meta: dict[str, Any]) -> ModelAccess:
+def run_access(config: CalibrationConfig, meta: RunMeta) -> ModelAccess:
     """How the run's models are reached: the config's access, with the run's server unless the
     config names another, and the run's generation options."""
     access = config.access
-    base_url = access.base_url if access.base_url is not None else meta.get("base_url")
+    base_url = access.base_url if access.base_url is not None else meta.base_url
     return access.replace(base_url=base_url, options=_options(meta))
 
 
@@ -270,8 +270,8 @@ def calibrate_run(
     """
     started = time.perf_counter()
     with RunStore.open(config.run_dir) as store, writer_lock(config.run_dir):
-        meta = store.meta()
-        models = select_models(list(meta.get("models", [])), config.models)
+        meta = store.run_meta()
+        models = select_models(list(meta.models), config.models)
         cells = [c for c in store.iter_cells() if c.key.model in models]
         if config.limit is not None:
             scenarios = _load_suite(meta, config.suite_dir).scenarios
@@ -289,7 +289,7 @@ def calibrate_run(
         if ledger.todo:
             suite = _load_suite(meta, config.suite_dir)
             todo = [by_key[k] for k in ledger.todo]
-            tasks = _tasks(todo, suite, config.protocol, float(meta.get("tolerance", 0.5)))
+            tasks = _tasks(todo, suite, config.protocol, meta.tolerance)
         factory = make_provider or (access.factory() if ledger.todo else None)
         _elicit_all(store, ledger, tasks, factory, access, config.protocol)
     return CalibrationSummary(
@@ -307,10 +307,8 @@ def calibrate_run(
     )
 
 
-def _meta_entry(
-    meta: dict[str, Any], config: CalibrationConfig, models: Sequence[str]
-) -> dict[str, Any]:
-    entry = dict(meta.get("calibration") or {})
+def _meta_entry(meta: RunMeta, config: CalibrationConfig, models: Sequence[str]) -> dict[str, Any]:
+    entry = dict(meta.calibration or {})
     previous = entry.get(config.protocol, {}).get("models", [])
     entry[config.protocol] = {
         "models": sorted(set(previous) | set(models)),

@@ -52,8 +52,10 @@ def test_every_family_is_one_complete_design(family: Family) -> None:
     if family in MODERN_FAMILIES:
         naive = naive_answer(family, data)
         assert math.isfinite(naive) and naive != result.estimate
+        assert design.analyses is not None and design.analyses.defensible
+        assert design.naive_answer in [a.compute for a in design.analyses.mistakes]
     else:
-        assert design.naive_answer is None
+        assert design.naive_answer is None and design.analyses is None
         with pytest.raises(KeyError, match="no naive answer"):
             naive_answer(family, data)
     # some printed term is the effect, the intercept never is

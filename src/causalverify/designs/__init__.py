@@ -15,8 +15,10 @@ them by family; an incomplete family fails at import (:func:`build_registry`).
 from __future__ import annotations
 
 from causalverify.designs._base import (
+    Analysis,
     CodeHints,
     Design,
+    DesignAnalyses,
     Generator,
     GridGroup,
     Params,
@@ -31,9 +33,11 @@ from causalverify.designs._registry import DESIGNS, build_registry, check_design
 __all__ = [
     "DESIGNS",
     "AgentProse",
+    "Analysis",
     "CanonicalResult",
     "CodeHints",
     "Design",
+    "DesignAnalyses",
     "FamilyCode",
     "Generator",
     "GridGroup",

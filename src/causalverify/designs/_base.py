@@ -58,6 +58,24 @@ class CodeHints:
     row_terms: frozenset[str] = field(default_factory=frozenset)
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis of a design: a short name (for the build log) and what it does."""
+
+    name: str
+    label: str
+    compute: Callable[[pd.DataFrame], float]
+
+
+@dataclass(frozen=True)
+class DesignAnalyses:
+    """The analyses a draw of a design must separate: every defensible one within the scoring
+    tolerance of the canonical, every characteristic mistake outside it."""
+
+    defensible: tuple[Analysis, ...]
+    mistakes: tuple[Analysis, ...]
+
+
 class Stated(Protocol):
     """What a suite check reads of a scenario besides its data (a ``Scenario`` has it all)."""
 
@@ -119,6 +137,9 @@ class Design:
         The reference agents' code pieces in R and in Python.
     prose : AgentProse
         The prose of the reference agents' answers.
+    analyses : DesignAnalyses or None
+        The defensible analyses and characteristic mistakes a draw must separate to enter the
+        modern suite (:mod:`causalverify.scenarios.acceptance`); ``None`` outside it.
     term_score : callable
         Scores a printed coefficient name (normalised, neither intercept nor a code alias) as
         the family's effect term: ``None`` never, larger is better.
@@ -150,6 +171,7 @@ class Design:
     r_code: FamilyCode
     python_code: FamilyCode
     prose: AgentProse
+    analyses: DesignAnalyses | None
     term_score: Callable[[str, CodeHints], int | None]
     spec_bad: re.Pattern[str]
     effect_alias: re.Pattern[str] | None

@@ -38,6 +38,7 @@ _MODULE_DESIGNS: Final[tuple[Design, ...]] = (
 #: pieces a design may leave out, and the families that must still provide them
 _OPTIONAL: Final[dict[str, tuple[Family, ...]]] = {
     "naive_answer": MODERN_FAMILIES,
+    "analyses": MODERN_FAMILIES,
     "effect_alias": (),
     "discontinuity": (),
 }
@@ -47,7 +48,7 @@ def check_design(design: Design) -> None:
     """Raise :class:`KeyError` naming the first piece ``design`` lacks.
 
     A piece is missing when it is ``None`` or empty, except the optional pieces (``naive_answer``
-    for the designs whose textbook regression is the canonical, ``effect_alias``,
+    and ``analyses`` for the designs whose textbook regression is the canonical, ``effect_alias``,
     ``discontinuity``). The layout must hold the canonical's columns.
     """
     for f in fields(design):

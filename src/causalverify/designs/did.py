@@ -451,6 +451,7 @@ DESIGN: Final[Design] = Design(
     r_code=R_CODE,
     python_code=PYTHON_CODE,
     prose=PROSE,
+    analyses=None,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls"),
     effect_alias=re.compile(r"treat\w*\W*\s*\*\s*\W*\w*\W*post|post\w*\W*\s*\*\s*\W*\w*treat"),

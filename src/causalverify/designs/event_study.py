@@ -416,6 +416,7 @@ DESIGN: Final[Design] = Design(
     r_code=R_CODE,
     python_code=PYTHON_CODE,
     prose=PROSE,
+    analyses=None,
     term_score=term_score,
     spec_bad=re.compile(r"market|pre[- ]?event|estimation window"),
     effect_alias=re.compile(r"event_?day\W*\s*(>=\s*0|>\s*-1)"),

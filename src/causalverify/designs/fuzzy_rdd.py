@@ -13,14 +13,17 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from functools import partial
+from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
 
 from causalverify.designs._base import (
+    Analysis,
     CodeHints,
     Design,
+    DesignAnalyses,
     GridGroup,
     Params,
     ScenarioText,
@@ -399,6 +402,96 @@ PROSE: Final[AgentProse] = AgentProse(
     ),
 )
 
+# -- the analyses a draw must separate (scenarios.acceptance) --------------------------------------
+
+Kernel = Literal["uniform", "triangular"]
+
+
+def _centred(data: pd.DataFrame) -> np.ndarray:
+    """The running variable minus the cutoff, from its 4 printed decimals (exact integers over
+    10,000, so a window's edge is never blurred by binary rounding)."""
+    scaled = np.rint(data["running_var"].to_numpy(dtype=float) * SCALE4).astype(np.int64)
+    return (scaled - round(CUTOFF * SCALE4)).astype(float) / SCALE4
+
+
+def local_wald(
+    data: pd.DataFrame,
+    *,
+    bandwidth: float | None,
+    kernel: Kernel = "triangular",
+    degree: int = 1,
+    separate_slopes: bool = True,
+    running: bool = True,
+) -> float:
+    """The jump in ``y`` over the jump in ``took_up`` at the cutoff: weighted least squares of
+    each on the offer, a polynomial of ``degree`` in the centred running variable (separate on
+    each side, or common), within ``bandwidth`` (``None``: every row). This is the exactly
+    identified 2SLS of ``y`` on ``took_up`` instrumented by ``eligible`` with those controls and
+    weights. ``running=False`` leaves the running variable out."""
+    rc = _centred(data)
+    z = data["eligible"].to_numpy(dtype=float)
+    if bandwidth is None:
+        w = np.ones_like(rc)
+    else:
+        # compare in ten-thousandths: |rc| <= h exactly as the printed numbers say
+        dist = np.abs(np.rint(rc * SCALE4))
+        half = round(bandwidth * SCALE4)
+        w = (
+            (dist <= half).astype(float)
+            if kernel == "uniform"
+            else np.clip(1 - dist / half, 0, None)
+        )
+    keep = w > 0
+    cols = [np.ones_like(rc), z]
+    if running:
+        for p in range(1, degree + 1):
+            cols.append(rc**p)
+            if separate_slopes:
+                cols.append(z * rc**p)
+    x = np.column_stack(cols)[keep]
+    sw = np.sqrt(w[keep])[:, None]
+    targets = np.column_stack(
+        [data["y"].to_numpy(dtype=float), data["took_up"].to_numpy(dtype=float)]
+    )[keep]
+    coef = np.linalg.lstsq(x * sw, targets * sw, rcond=None)[0]
+    return float(coef[1, 0] / coef[1, 1])
+
+
+def ols_on_take_up(data: pd.DataFrame) -> float:
+    """OLS of ``y`` on ``took_up`` over every row: the participants' mean minus the others'."""
+    d = data["took_up"].to_numpy(dtype=float) == 1
+    y = data["y"].to_numpy(dtype=float)
+    return float(y[d].mean() - y[~d].mean())
+
+
+# fmt: off
+ANALYSES: Final[DesignAnalyses] = DesignAnalyses(
+    defensible=(
+        Analysis("ll_triangular_h030", "local linear Wald, triangular kernel, h = 0.3 "
+                 "(rdrobust conventional at h = 0.3)", partial(local_wald, bandwidth=0.3)),
+        Analysis("lq_triangular_h030", "local quadratic Wald, triangular kernel, h = 0.3 "
+                 "(close to rdrobust's bias-corrected estimate at h = b = 0.3)",
+                 partial(local_wald, bandwidth=0.3, degree=2)),
+        Analysis("ll_triangular_h020", "local linear Wald, triangular kernel, h = 0.2",
+                 partial(local_wald, bandwidth=0.2)),
+        Analysis("ll_uniform_h020", "local linear Wald, uniform kernel, h = 0.2",
+                 partial(local_wald, bandwidth=0.2, kernel="uniform")),
+        Analysis("tsls_all_rows", "2SLS on every row, running variable on each side",
+                 partial(local_wald, bandwidth=None)),
+        Analysis("tsls_common_slope", "2SLS in the window, one running-variable slope",
+                 partial(local_wald, bandwidth=0.3, kernel="uniform",
+                         separate_slopes=False)),
+    ),
+    mistakes=(
+        Analysis("sharp_jump", "sharp jump in y at the cutoff (take-up ignored)", sharp_jump),
+        Analysis("ols_take_up", "OLS of y on took_up", ols_on_take_up),
+        Analysis("tsls_no_running", "2SLS in the window without the running variable",
+                 partial(local_wald, bandwidth=0.3, kernel="uniform", running=False)),
+    ),
+)
+# fmt: on
+
+
 DESIGN: Final[Design] = Design(
     family="fuzzy_rdd",
     columns=COLUMNS,
@@ -413,6 +506,7 @@ DESIGN: Final[Design] = Design(
     r_code=R_CODE,
     python_code=PYTHON_CODE,
     prose=PROSE,
+    analyses=ANALYSES,
     term_score=term_score,
     spec_bad=re.compile(r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|\bols\b"),
     effect_alias=None,

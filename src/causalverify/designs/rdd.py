@@ -412,6 +412,7 @@ DESIGN: Final[Design] = Design(
     r_code=R_CODE,
     python_code=PYTHON_CODE,
     prose=PROSE,
+    analyses=None,
     term_score=term_score,
     spec_bad=re.compile(r"slope|global|polynomial|quadratic|cubic"),
     effect_alias=re.compile(r"running\w*\W*\s*>=?\s*[\d.]"),

@@ -12,14 +12,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Final
+from functools import partial
+from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
 
 from causalverify.designs._base import (
+    Analysis,
     CodeHints,
     Design,
+    DesignAnalyses,
     GridGroup,
     Params,
     ScenarioText,
@@ -426,6 +429,155 @@ PROSE: Final[AgentProse] = AgentProse(
     ),
 )
 
+# -- the analyses a draw must separate (scenarios.acceptance) --------------------------------------
+
+Control = Literal["never", "notyet"]
+Aggregation = Literal["simple", "group", "calendar"]
+
+
+def _panel(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``y`` as units × periods, each unit's ``first_treat`` and the sorted periods."""
+    wide = wide_panel(data)
+    first = data.groupby("unit_id")["first_treat"].first().reindex(wide.index).to_numpy()
+    periods = np.asarray([int(p) for p in wide.columns])
+    return wide.to_numpy(dtype=float), first.astype(np.int64), periods
+
+
+def callaway_santanna(
+    data: pd.DataFrame, *, control: Control = "never", aggregation: Aggregation = "simple"
+) -> float:
+    """ATT(g, t) with base period g − 1 against never-treated units (``"never"``) or units not
+    yet treated in period t (``"notyet"``), aggregated as R's ``did::aggte`` does: ``"simple"``
+    weights post-adoption cells by cohort size, ``"group"`` averages each cohort's mean effect
+    by cohort size, ``"calendar"`` averages over periods the cohort-size-weighted effect of
+    the cohorts treated by then."""
+    y, first, periods = _panel(data)
+    cells: list[tuple[int, int, float, int]] = []
+    for g in sorted(int(c) for c in np.unique(first) if c != 0):
+        base = int(np.searchsorted(periods, g - 1))
+        members = first == g
+        for col, t in enumerate(periods):
+            if t < g:
+                continue
+            ctrl = (first == 0) if control == "never" else ((first == 0) | (first > t))
+            change = y[:, col] - y[:, base]
+            cells.append((g, int(t), float(change[members].mean() - change[ctrl].mean()),
+                          int(members.sum())))  # fmt: skip
+    frame = pd.DataFrame(cells, columns=["g", "t", "att", "n"])
+    if aggregation == "simple":
+        return float(np.average(frame["att"], weights=frame["n"]))
+    if aggregation == "group":
+        by_g = frame.groupby("g").agg(att=("att", "mean"), n=("n", "first"))
+        return float(np.average(by_g["att"], weights=by_g["n"]))
+    by_t = frame.groupby("t")[["att", "n"]].apply(
+        lambda f: float(np.average(f["att"], weights=f["n"]))
+    )
+    return float(by_t.mean())
+
+
+def _two_way_fit(
+    y: np.ndarray, unit: np.ndarray, period: np.ndarray, extra: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Least squares of ``y`` on unit and period dummies plus ``extra`` columns, the unit
+    dummies partialled out by demeaning within unit (Frisch-Waugh-Lovell). Returns the unit
+    effects, the period effects (the first period's is 0) and the ``extra`` coefficients."""
+    n_units, n_periods = int(unit.max()) + 1, int(period.max()) + 1
+    k = 0 if extra is None else extra.shape[1]
+    x = np.zeros((len(y), n_periods - 1 + k))
+    later = period > 0
+    x[np.flatnonzero(later), period[later] - 1] = 1.0
+    if extra is not None:
+        x[:, n_periods - 1 :] = extra
+    counts = np.bincount(unit, minlength=n_units).astype(float)
+
+    def within(v: np.ndarray) -> np.ndarray:
+        sums = np.stack([np.bincount(unit, weights=c, minlength=n_units) for c in v.T], axis=1)
+        out: np.ndarray = v - (sums / counts[:, None])[unit]
+        return out
+
+    coef = np.linalg.lstsq(within(x), within(y[:, None])[:, 0], rcond=None)[0]
+    alpha = np.bincount(unit, weights=y - x @ coef, minlength=n_units) / counts
+    lam = np.concatenate([[0.0], coef[: n_periods - 1]])
+    return alpha, lam, coef[n_periods - 1 :]
+
+
+def imputation(data: pd.DataFrame) -> float:
+    """Borusyak, Jaravel and Spiess: unit and period effects fitted on the untreated
+    unit-periods, the treated ones' outcomes minus their imputed untreated outcomes, averaged
+    over every treated unit-period."""
+    y, first, periods = _panel(data)
+    n_units, n_periods = y.shape
+    unit = np.repeat(np.arange(n_units), n_periods)
+    period = np.tile(np.arange(n_periods), n_units)
+    treated = ((first[:, None] > 0) & (periods[None, :] >= first[:, None])).ravel()
+    flat = y.ravel()
+    alpha, lam, _ = _two_way_fit(flat[~treated], unit[~treated], period[~treated])
+    fitted = alpha[unit[treated]] + lam[period[treated]]
+    return float((flat[treated] - fitted).mean())
+
+
+def cohort_two_by_two(data: pd.DataFrame) -> float:
+    """Each cohort against never-treated units: the change from the mean of all its pre-periods
+    to the mean of its post-periods; cohorts weighted by their treated unit-periods."""
+    y, first, periods = _panel(data)
+    never = first == 0
+    total, weight = 0.0, 0.0
+    for g in sorted(int(c) for c in np.unique(first) if c != 0):
+        pre, post = periods < g, periods >= g
+        change = y[:, post].mean(axis=1) - y[:, pre].mean(axis=1)
+        members = first == g
+        w = float(members.sum() * post.sum())
+        total += w * float(change[members].mean() - change[never].mean())
+        weight += w
+    return total / weight
+
+
+def sun_abraham(data: pd.DataFrame) -> float:
+    """Sun and Abraham's interaction-weighted estimator: two-way fixed effects with a dummy for
+    every cohort × relative period except the one before adoption (never-treated units as the
+    reference cohort); the post-adoption interactions averaged by cohort size."""
+    y, first, periods = _panel(data)
+    n_units, n_periods = y.shape
+    unit = np.repeat(np.arange(n_units), n_periods)
+    period = np.tile(np.arange(n_periods), n_units)
+    cohort = np.repeat(first, n_periods)
+    cols, post_cells = [], []
+    for g in sorted(int(c) for c in np.unique(first) if c != 0):
+        for j, t in enumerate(periods):
+            if t == g - 1:
+                continue
+            cols.append(((cohort == g) & (period == j)).astype(float))
+            if t >= g:
+                post_cells.append((len(cols) - 1, int((first == g).sum())))
+    _, _, coef = _two_way_fit(y.ravel(), unit, period, np.column_stack(cols))
+    effects = np.asarray([coef[k] for k, _ in post_cells])
+    return float(np.average(effects, weights=[n for _, n in post_cells]))
+
+
+def _cs(control: Control, aggregation: Aggregation) -> Analysis:
+    controls = {"never": "never-treated", "notyet": "not-yet-treated"}
+    return Analysis(
+        f"cs_{aggregation}_{control}",
+        f"Callaway-Sant'Anna, {aggregation} aggregation, {controls[control]} controls",
+        partial(callaway_santanna, control=control, aggregation=aggregation),
+    )
+
+
+# fmt: off
+ANALYSES: Final[DesignAnalyses] = DesignAnalyses(
+    defensible=(
+        *(_cs(c, a) for c in ("never", "notyet") for a in ("simple", "group", "calendar")),
+        Analysis("imputation", "imputation (Borusyak, Jaravel and Spiess)", imputation),
+        Analysis("cohort_2x2", "per-cohort 2x2 against never-treated, all pre-periods as base",
+                 cohort_two_by_two),
+        Analysis("sun_abraham", "interaction-weighted event study (Sun and Abraham)",
+                 sun_abraham),
+    ),
+    mistakes=(Analysis("twfe", "static two-way fixed effects on treated", twfe),),
+)
+# fmt: on
+
+
 DESIGN: Final[Design] = Design(
     family="staggered_did",
     columns=COLUMNS,
@@ -440,6 +592,7 @@ DESIGN: Final[Design] = Design(
     r_code=R_CODE,
     python_code=PYTHON_CODE,
     prose=PROSE,
+    analyses=ANALYSES,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls|placebo"),
     effect_alias=None,

@@ -17,8 +17,10 @@ import numpy as np
 import pandas as pd
 
 from causalverify.designs._base import (
+    Analysis,
     CodeHints,
     Design,
+    DesignAnalyses,
     GridGroup,
     Params,
     ScenarioText,
@@ -373,6 +375,74 @@ PROSE: Final[AgentProse] = AgentProse(
     ),
 )
 
+# -- the analyses a draw must separate (scenarios.acceptance) --------------------------------------
+
+
+def predictor_synth(data: pd.DataFrame, *, lags: int = 3) -> float:
+    """Weights matched on predictors rather than on every pre-period: the pre-period mean of
+    ``y`` and its last ``lags`` pre-period values (each predictor scaled by its spread across
+    units, equal importance); the effect is the mean post-period gap."""
+    pre_y, pre_x, post_y, post_x = synth_arrays(data)
+    rows = np.vstack([pre_x.mean(axis=0), pre_x[-lags:]])
+    target = np.concatenate([[pre_y.mean()], pre_y[-lags:]])
+    scale = np.vstack([rows.T, target]).std(axis=0)
+    scale[scale == 0] = 1.0
+    w = simplex_weights(rows / scale[:, None], target / scale)
+    return float((post_y - post_x @ w).mean())
+
+
+def synthetic_did(data: pd.DataFrame) -> float:
+    """Synthetic difference-in-differences (Arkhangelsky, Athey, Hirshberg, Imbens and Wager):
+    unit weights on the simplex that track the treated unit's pre-period path up to a constant,
+    with the ridge penalty ``zeta² T_pre`` (``zeta = T_post^(1/4)`` times the standard deviation
+    of the donors' pre-period first differences); time weights on the simplex that make the
+    donors' weighted pre-period levels track their post-period means up to a constant (penalty
+    ``(1e-6 sigma)² N_donors``); the effect is the weighted difference-in-differences."""
+    pre_y, pre_x, post_y, post_x = synth_arrays(data)
+    t_pre, n_donors = pre_x.shape
+    t_post = post_x.shape[0]
+    sigma = float(np.diff(pre_x, axis=0).std(ddof=1))
+    zeta = t_post**0.25 * sigma
+    # unit weights: intercept by centring over periods, ridge by stacking a scaled identity
+    xc = pre_x - pre_x.mean(axis=0)
+    yc = pre_y - pre_y.mean()
+    omega = simplex_weights(
+        np.vstack([xc, zeta * math.sqrt(t_pre) * np.eye(n_donors)]),
+        np.concatenate([yc, np.zeros(n_donors)]),
+    )
+    # time weights over pre-periods: donors' pre levels to their post means, centred by donor
+    a = pre_x.T - pre_x.T.mean(axis=0)
+    b = post_x.mean(axis=0) - post_x.mean(axis=0).mean()
+    eta = 1e-6 * sigma * math.sqrt(n_donors)
+    lam = simplex_weights(np.vstack([a, eta * np.eye(t_pre)]), np.concatenate([b, np.zeros(t_pre)]))
+    treated_change = post_y.mean() - lam @ pre_y
+    donor_change = post_x.mean(axis=0) - lam @ pre_x
+    return float(treated_change - omega @ donor_change)
+
+
+def donor_did(data: pd.DataFrame) -> float:
+    """The treated unit's change from the pre- to the post-period mean minus the plain donor
+    average's change."""
+    pre_y, pre_x, post_y, post_x = synth_arrays(data)
+    return float((post_y.mean() - pre_y.mean()) - (post_x.mean() - pre_x.mean()))
+
+
+# fmt: off
+ANALYSES: Final[DesignAnalyses] = DesignAnalyses(
+    defensible=(
+        Analysis("predictors_mean_3lags", "weights matched on the pre-period mean and the "
+                 "last three pre-period outcomes", predictor_synth),
+        Analysis("synthetic_did", "synthetic difference-in-differences", synthetic_did),
+    ),
+    mistakes=(
+        Analysis("donor_average", "gap to the plain donor average", donor_average),
+        Analysis("donor_did", "before-after change against the plain donor average",
+                 donor_did),
+    ),
+)
+# fmt: on
+
+
 DESIGN: Final[Design] = Design(
     family="synthetic_control",
     columns=COLUMNS,
@@ -387,6 +457,7 @@ DESIGN: Final[Design] = Design(
     r_code=R_CODE,
     python_code=PYTHON_CODE,
     prose=PROSE,
+    analyses=ANALYSES,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|placebo|\bfit\b|\brmspe\b"),
     effect_alias=None,

@@ -10,6 +10,10 @@ capabilities and ``no_new_privs``, the system-call filter, the resource limits a
 environment of a cold run. Every descriptor but stdin, stdout, stderr and the fit log is closed,
 so the cell can reach neither this process nor any other cell.
 
+All of that world is read from the configuration the harness rendered from its ``CellSpec``
+(``causalverify.sandbox.spec.warm_config``, read back by :class:`_Config` under the spec's field
+names), the same values a cold run's bubblewrap arguments are rendered from.
+
 The keeper hands the harness a pidfd of the cell (killing it kills its whole namespace) and, when
 the cell has exited, its wait status and resource usage. This file runs inside the sandbox, never
 in the harness: it imports only the standard library until the preload list.

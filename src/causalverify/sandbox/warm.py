@@ -8,8 +8,12 @@ bubblewrap sandbox (the same read-only system, no network, cleared environment),
 PID, network, IPC and UTS namespaces, a fresh scratch, ``/tmp`` and ``/code``, its own uid (a
 slot uid when the harness is root, a user namespace otherwise), no capabilities,
 ``no_new_privs``, the system-call filter and the resource limits; it runs as PID 1 of its
-namespace, so killing it kills everything it started. A cell's output is what a cold run
-prints; only its time and memory figures differ (the preloaded modules are already resident).
+namespace, so killing it kills everything it started. All of it is the sandbox's
+:class:`~causalverify.sandbox.spec.CellSpec`, the one a cold cell is built from, rendered to the
+interpreter's bubblewrap arguments (:func:`~causalverify.sandbox.spec.bwrap_keeper`) and to
+the keeper's configuration (:func:`~causalverify.sandbox.spec.warm_config`). A cell's output is
+what a cold run prints; only its time and memory figures differ (the preloaded modules are
+already resident).
 Its streams have a cold start's encodings and error handlers, ``sys.orig_argv`` a cold start's
 arguments, and its address-space limit is raised by what the preloaded packages mapped, less
 what the packages its script imports (read from its import statements, with the packages they

@@ -1,6 +1,6 @@
 """What the tests that run scripts in the real sandbox share: their skip marks, the golden
 corpus's regenerate module (its seed, scenario picks and date normaliser) and the comparison of
-a script's output with a recorded fixture."""
+a script's output with a recorded fixture, and the data the fit-log tests start from."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import functools
 import importlib.util
 import re
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Final
+from typing import Any, Final
 
+import numpy as np
 import pytest
 
 from causalverify.scenarios.build import build_suite
@@ -32,6 +34,7 @@ def load_script(path: Path, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # a dataclass of the module looks its module up there
     spec.loader.exec_module(module)
     return module
 
@@ -63,3 +66,19 @@ def golden_scenarios(
     build_suite(root, seed=regen.SEED)
     picked: dict[str, list[Scenario]] = regen.pick_scenarios(root)
     return root, {sc.id: sc for scs in picked.values() for sc in scs}
+
+
+def fit_panel(rng: np.random.Generator, n: int = 400) -> dict[str, Any]:
+    """The columns every fit-log test's data starts with: a panel of 40 units over 10 periods
+    (``id``, ``t``), an instrument ``z``, a control ``w`` and an endogenous ``x``; the caller
+    draws the outcome and the rest from the same generator, after these."""
+    z = rng.normal(size=n)
+    w = rng.normal(size=n)
+    x = 0.8 * z + 0.3 * w + rng.normal(size=n)
+    return {
+        "id": np.repeat(np.arange(40), 10),
+        "t": np.tile(np.arange(10), 40),
+        "z": z,
+        "w": w,
+        "x": x,
+    }

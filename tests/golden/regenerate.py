@@ -31,18 +31,17 @@ import json
 import re
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from causalverify.sandbox import Limits, get_sandbox
+from causalverify.sandbox import ExecResult, Limits, get_sandbox
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.scenarios.build import build_suite
 from causalverify.scenarios.model import Scenario
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = HERE / "scripts"
-FIXTURES = HERE / "fixtures"
-MANIFEST = HERE / "manifest.json"
 TRUTH_MARKER = "# ---- golden truth (stderr) ----"
 PREFIX = {"did": "did", "es": "event_study", "iv": "iv", "rdd": "rdd"}
 SEED = 20260101
@@ -142,37 +141,90 @@ def _untimed(stdout: str) -> str:
     return _PADDED.sub(r" \1 ", stdout)
 
 
-def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Corpus:
+    """A corpus of golden scripts and how it is regenerated (the ruler corpora reuse all of it).
+
+    ``run_case(corpus, sandbox, plain, script, scenario, suite_root)`` runs one script on one
+    scenario, writes its fixtures and returns its manifest case; ``describe(case)`` is the line
+    printed for it; ``manifest(cases)`` the text of ``manifest.json``.
+    """
+
+    root: Path
+    name: str
+    pick: Callable[[Path], dict[str, list[Scenario]]]
+    run_case: Callable[..., dict[str, Any]]
+    describe: Callable[[dict[str, Any]], str]
+    manifest: Callable[[list[dict[str, Any]]], str]
+
+    @property
+    def scripts(self) -> Path:
+        return self.root / "scripts"
+
+    @property
+    def fixtures(self) -> Path:
+        return self.root / "fixtures"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / "manifest.json"
+
+
+def run_twice(
+    sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path
+) -> tuple[str, ExecResult, ExecResult]:
+    """Run ``script`` on the scenario's CSV with the fit log off and on: ``(language, plain
+    result, hooked result)``; either run failing stops the command."""
     language = "r" if script.suffix == ".R" else "python"
+    code = script.read_text()
     runs = [
         box.run(
-            script.read_text(),
+            code,
             language,
             files={"data/scenario.csv": root / sc.data_file},
             limits=Limits(wall_seconds=120, cpu_seconds=120),
         )
         for box in (plain, sandbox)
     ]
-    result, hooked = runs
     for res in runs:
         if not res.ok:
             raise RuntimeError(f"{script.name} on {sc.id}: {res.status}\n{res.stderr[-3000:]}")
+    return language, runs[0], runs[1]
+
+
+def write_fixtures(corpus: Corpus, case: str, stdout: str, hooked: ExecResult) -> None:
+    """A case's fixtures: the stdout as recorded and the hooked run's fit log."""
+    (corpus.fixtures / f"{case}.stdout").write_text(stdout)
+    fits = [fit.model_dump(mode="json") for fit in hooked.fits]
+    text = json.dumps(fits, indent=1, sort_keys=True) + "\n"
+    (corpus.fixtures / f"{case}.fits.json").write_text(text)
+
+
+def case_head(script: Path, language: str, sc: Scenario) -> dict[str, Any]:
+    """The fields every manifest case starts with, in manifest order."""
+    return {
+        "case": f"{script.stem}__{sc.id}",
+        "script": script.name,
+        "language": language,
+        "family": sc.family,
+        "scenario": sc.id,
+    }
+
+
+def run_case(
+    corpus: Corpus, sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path
+) -> dict[str, Any]:
+    language, result, hooked = run_twice(sandbox, plain, script, sc, root)
     if _untimed(hooked.stdout) != _untimed(result.stdout):
         raise RuntimeError(f"{script.name} on {sc.id}: the fit log changed what was printed")
-    case = f"{script.stem}__{sc.id}"
-    (FIXTURES / f"{case}.stdout").write_text(result.stdout)
-    fits = [fit.model_dump(mode="json") for fit in hooked.fits]
-    (FIXTURES / f"{case}.fits.json").write_text(json.dumps(fits, indent=1, sort_keys=True) + "\n")
+    head = case_head(script, language, sc)
+    write_fixtures(corpus, head["case"], result.stdout, hooked)
     truth = truth_of(result.stderr)
     raw = truth["estimate"]  # R's toJSON writes a scalar as a one-element array
     estimate = float(raw[0] if isinstance(raw, list) else raw)
     canonical = sc.canonical.estimate
     return {
-        "case": case,
-        "script": script.name,
-        "language": language,
-        "family": sc.family,
-        "scenario": sc.id,
+        **head,
         "expected": estimate,
         "others": [float(v) for v in truth["others"] if v is not None],
         "canonical": canonical,
@@ -180,54 +232,73 @@ def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -
     }
 
 
-def _selected(names: list[str]) -> list[Path]:
+def _selected(corpus: Corpus, names: list[str]) -> list[Path]:
     """The scripts to run: all of ``scripts/``, or the named ones (which must exist)."""
     if not names:
-        return sorted(SCRIPTS.iterdir())
-    missing = [n for n in names if not (SCRIPTS / n).is_file()]
+        return sorted(corpus.scripts.iterdir())
+    missing = [n for n in names if not (corpus.scripts / n).is_file()]
     if missing:
-        raise SystemExit(f"no such golden script(s): {missing}")
-    return sorted(SCRIPTS / n for n in set(names))
+        raise SystemExit(f"no such {corpus.name} script(s): {missing}")
+    return sorted(corpus.scripts / n for n in set(names))
 
 
-def _kept_cases(scripts: list[Path], subset: bool) -> list[dict[str, Any]]:
+def _kept_cases(corpus: Corpus, scripts: list[Path], subset: bool) -> list[dict[str, Any]]:
     """Cases of the manifest that this run does not regenerate; removes the stale fixtures."""
-    names = {s.name for s in scripts}
-    if not subset:
-        for old in [*FIXTURES.glob("*.stdout"), *FIXTURES.glob("*.fits.json")]:
+    stems = {s.stem for s in scripts}
+    for old in [*corpus.fixtures.glob("*.stdout"), *corpus.fixtures.glob("*.fits.json")]:
+        if not subset or old.name.split("__")[0] in stems:
             old.unlink()
+    if not subset or not corpus.manifest_path.is_file():
         return []
-    for old in [*FIXTURES.glob("*.stdout"), *FIXTURES.glob("*.fits.json")]:
-        if any(old.name.startswith(f"{Path(n).stem}__") for n in names):
-            old.unlink()
-    previous = json.loads(MANIFEST.read_text())["cases"] if MANIFEST.is_file() else []
+    names = {s.name for s in scripts}
+    previous = json.loads(corpus.manifest_path.read_text())["cases"]
     # cases of scripts that were rerun or no longer exist are dropped
-    return [c for c in previous if c["script"] not in names and (SCRIPTS / c["script"]).is_file()]
+    return [
+        c for c in previous if c["script"] not in names and (corpus.scripts / c["script"]).is_file()
+    ]
 
 
-def main(argv: list[str]) -> int:
-    stems = [p.stem for p in SCRIPTS.iterdir()]
+def regenerate(corpus: Corpus, argv: list[str]) -> int:
+    """Regenerate ``corpus``: every script, or the named ones merged into the manifest."""
+    stems = [p.stem for p in corpus.scripts.iterdir()]
     if len(stems) != len(set(stems)):
-        raise SystemExit("two golden scripts share a name stem (their fixtures would collide)")
+        raise SystemExit(
+            f"two {corpus.name} scripts share a name stem (their fixtures would collide)"
+        )
     sandbox = get_sandbox()
     plain = BwrapSandbox(fit_log=False)
-    FIXTURES.mkdir(exist_ok=True)
-    scripts = _selected(argv)
-    cases = _kept_cases(scripts, subset=bool(argv))
+    corpus.fixtures.mkdir(exist_ok=True)
+    scripts = _selected(corpus, argv)
+    cases = _kept_cases(corpus, scripts, subset=bool(argv))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "suite"
         build_suite(root, seed=SEED)
-        picked = pick_scenarios(root)
+        picked = corpus.pick(root)
         for script in scripts:
             family = PREFIX[script.name.split("_")[0]]
             for sc in picked[family]:
-                cases.append(run_case(sandbox, plain, script, sc, root))
-                print(f"{cases[-1]['case']}: {cases[-1]['expected']!r}", flush=True)
+                cases.append(corpus.run_case(corpus, sandbox, plain, script, sc, root))
+                print(corpus.describe(cases[-1]), flush=True)
     cases.sort(key=lambda c: (c["script"], c["scenario"]))
-    text = json.dumps({"seed": SEED, "cases": cases}, indent=2, sort_keys=True) + "\n"
-    MANIFEST.write_text(text)
-    print(f"{len(cases)} cases written to {MANIFEST.name}")
+    corpus.manifest_path.write_text(corpus.manifest(cases), encoding="utf-8")
+    print(f"{len(cases)} cases written to {corpus.manifest_path.name}")
     return 0
+
+
+CORPUS = Corpus(
+    root=HERE,
+    name="golden",
+    pick=pick_scenarios,
+    run_case=run_case,
+    describe=lambda c: f"{c['case']}: {c['expected']!r}",
+    manifest=lambda cases: (
+        json.dumps({"seed": SEED, "cases": cases}, indent=2, sort_keys=True) + "\n"
+    ),
+)
+
+
+def main(argv: list[str]) -> int:
+    return regenerate(CORPUS, argv)
 
 
 if __name__ == "__main__":

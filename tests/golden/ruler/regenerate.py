@@ -27,27 +27,27 @@ within 50% relative error of it. Any failure stops the command.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import json
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from causalverify.estimators import canonical
-from causalverify.sandbox import Limits, get_sandbox
-from causalverify.sandbox.bwrap import BwrapSandbox
-from causalverify.scenarios.build import build_suite
 from causalverify.scenarios.model import Scenario
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = HERE / "scripts"
-FIXTURES = HERE / "fixtures"
-MANIFEST = HERE / "manifest.json"
-PREFIX = {"did": "did", "es": "event_study", "iv": "iv", "rdd": "rdd"}
-SEED = 20260101  # the main golden corpus's suite seed
+_SPEC = importlib.util.spec_from_file_location("golden_regenerate", HERE.parent / "regenerate.py")
+assert _SPEC is not None and _SPEC.loader is not None
+#: the main corpus's machinery: running a script twice, fixtures, the manifest, the main loop
+golden = sys.modules.setdefault("golden_regenerate", importlib.util.module_from_spec(_SPEC))
+_SPEC.loader.exec_module(golden)
+PREFIX = golden.PREFIX
+SEED = golden.SEED  # the main golden corpus's suite seed
 TOLERANCE = 0.5
 SCALE = {"as_printed": 1.0, "percent": 100.0, "basis_points": 10_000.0}
 MINUS = "\u2212"
@@ -130,35 +130,16 @@ def located(item: dict[str, Any], lines: list[str], canon: float, where: str) ->
     return out
 
 
-def truth_of(stderr: str) -> dict[str, Any]:
-    lines = [x for x in stderr.splitlines() if x.strip().startswith("{")]
-    if not lines:
-        raise RuntimeError(f"no truth record on stderr:\n{stderr[-2000:]}")
-    return dict(json.loads(lines[-1]))
-
-
-def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -> dict[str, Any]:
-    language = "r" if script.suffix == ".R" else "python"
-    code = script.read_text()
-    runs = [
-        box.run(
-            code,
-            language,
-            files={"data/scenario.csv": root / sc.data_file},
-            limits=Limits(wall_seconds=120, cpu_seconds=120),
-        )
-        for box in (plain, sandbox)
-    ]
-    result, hooked = runs
-    for res in runs:
-        if not res.ok:
-            raise RuntimeError(f"{script.name} on {sc.id}: {res.status}\n{res.stderr[-3000:]}")
+def run_case(
+    corpus: Any, sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path
+) -> dict[str, Any]:
+    language, result, hooked = golden.run_twice(sandbox, plain, script, sc, root)
     stdout = untimed(result.stdout)
     if untimed(hooked.stdout) != stdout:
         raise RuntimeError(f"{script.name} on {sc.id}: the fit log changed what was printed")
-    case = f"{script.stem}__{sc.id}"
-    where = case
-    truth = truth_of(result.stderr)
+    head = golden.case_head(script, language, sc)
+    case = where = head["case"]
+    truth = golden.truth_of(result.stderr)
     data = pd.read_csv(root / sc.data_file)
     canon = float(canonical(data, sc.family).estimate)
     if abs(canon - sc.canonical.estimate) > 1e-9 * max(1.0, abs(canon)):
@@ -176,15 +157,9 @@ def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -
     for eq in equivalents:
         if eq["relative_error_if_read"] > TOLERANCE:
             raise RuntimeError(f"{where}: equivalent {eq['printed']} is far from the canonical")
-    (FIXTURES / f"{case}.stdout").write_text(stdout)
-    fits = [fit.model_dump(mode="json") for fit in hooked.fits]
-    (FIXTURES / f"{case}.fits.json").write_text(json.dumps(fits, indent=1, sort_keys=True) + "\n")
+    golden.write_fixtures(corpus, case, stdout, hooked)
     return {
-        "case": case,
-        "script": script.name,
-        "language": language,
-        "family": sc.family,
-        "scenario": sc.id,
+        **head,
         "estimate_line": any(x.startswith("ESTIMATE:") for x in lines),
         "style": truth["style"],
         "expected": truth["value"],
@@ -200,54 +175,28 @@ def run_case(sandbox: Any, plain: Any, script: Path, sc: Scenario, root: Path) -
     }
 
 
-def _selected(names: list[str]) -> list[Path]:
-    if not names:
-        return sorted(SCRIPTS.iterdir())
-    missing = [n for n in names if not (SCRIPTS / n).is_file()]
-    if missing:
-        raise SystemExit(f"no such ruler script(s): {missing}")
-    return sorted(SCRIPTS / n for n in set(names))
+def _manifest(cases: list[dict[str, Any]]) -> str:
+    data = {"seed": SEED, "tolerance": TOLERANCE, "cases": cases}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _kept_cases(scripts: list[Path], subset: bool) -> list[dict[str, Any]]:
-    """Cases of the manifest that this run does not regenerate; removes the stale fixtures."""
-    stems = {s.stem for s in scripts}
-    for old in [*FIXTURES.glob("*.stdout"), *FIXTURES.glob("*.fits.json")]:
-        if not subset or old.name.split("__")[0] in stems:
-            old.unlink()
-    if not subset or not MANIFEST.is_file():
-        return []
-    names = {s.name for s in scripts}
-    previous = json.loads(MANIFEST.read_text())["cases"]
-    return [c for c in previous if c["script"] not in names and (SCRIPTS / c["script"]).is_file()]
+CORPUS = golden.Corpus(
+    root=HERE,
+    name="ruler",
+    pick=pick_scenarios,
+    run_case=run_case,
+    describe=lambda c: f"{c['case']}: {c['expected']} ({c['unit']['scale']})",
+    manifest=_manifest,
+)
 
 
-def main(argv: list[str]) -> int:
-    stems = [p.stem for p in SCRIPTS.iterdir()]
-    if len(stems) != len(set(stems)):
-        raise SystemExit("two ruler scripts share a name stem (their fixtures would collide)")
-    sandbox = get_sandbox()
-    plain = BwrapSandbox(fit_log=False)
-    FIXTURES.mkdir(exist_ok=True)
-    scripts = _selected(argv)
-    cases = _kept_cases(scripts, subset=bool(argv))
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "suite"
-        build_suite(root, seed=SEED)
-        picked = pick_scenarios(root)
-        for script in scripts:
-            family = PREFIX[script.name.split("_")[0]]
-            for sc in picked[family]:
-                cases.append(run_case(sandbox, plain, script, sc, root))
-                c = cases[-1]
-                print(f"{c['case']}: {c['expected']} ({c['unit']['scale']})", flush=True)
-    cases.sort(key=lambda c: (c["script"], c["scenario"]))
-    text = json.dumps(
-        {"seed": SEED, "tolerance": TOLERANCE, "cases": cases}, indent=2, ensure_ascii=False
-    )
-    MANIFEST.write_text(text + "\n", encoding="utf-8")
-    print(f"{len(cases)} cases written to {MANIFEST.name}")
-    return 0
+def main(argv: list[str], corpus: Any = CORPUS) -> int:
+    return int(golden.regenerate(corpus, argv))
+
+
+def corpus_at(root: Path, pick: Any) -> Any:
+    """This corpus's machinery over the scripts of another folder, on other draws."""
+    return dataclasses.replace(CORPUS, root=root, pick=pick)
 
 
 if __name__ == "__main__":

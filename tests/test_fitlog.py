@@ -14,7 +14,7 @@ from causalverify.families import Language
 from causalverify.sandbox import ExecResult, Limits, Sandbox
 from causalverify.sandbox.bwrap import BwrapSandbox
 from causalverify.sandbox.fitlog import MAX_BYTES, MAX_ENTRIES, parse_fit_log
-from golden_helpers import needs_bwrap, needs_r
+from golden_helpers import fit_panel, needs_bwrap, needs_r
 
 LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 
@@ -22,18 +22,12 @@ LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 def _data() -> bytes:
     rng = np.random.default_rng(7)
     n = 400
-    z = rng.normal(size=n)
-    w = rng.normal(size=n)
-    x = 0.8 * z + 0.3 * w + rng.normal(size=n)
+    panel = fit_panel(rng, n)
     run = rng.uniform(-1, 1, size=n)
     frame = pd.DataFrame(
         {
-            "id": np.repeat(np.arange(40), 10),
-            "t": np.tile(np.arange(10), 40),
-            "z": z,
-            "w": w,
-            "x": x,
-            "y": 1.5 * x + 0.5 * w + rng.normal(size=n),
+            **panel,
+            "y": 1.5 * panel["x"] + 0.5 * panel["w"] + rng.normal(size=n),
             "cnt": rng.poisson(3, size=n),
             "run": run,
             "yr": run + 0.7 * (run >= 0) + 0.2 * rng.normal(size=n),

@@ -14,7 +14,7 @@ from causalverify.families import Language
 from causalverify.records import FitEntry
 from causalverify.sandbox import ExecResult, Limits, Sandbox
 from causalverify.sandbox.fitlog import parse_fit_log
-from golden_helpers import needs_bwrap, needs_r
+from golden_helpers import fit_panel, needs_bwrap, needs_r
 
 LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 
@@ -22,17 +22,11 @@ LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 def _data() -> bytes:
     rng = np.random.default_rng(3)
     n = 400
-    z = rng.normal(size=n)
-    w = rng.normal(size=n)
-    x = 0.8 * z + 0.3 * w + rng.normal(size=n)
+    panel = fit_panel(rng, n)
     frame = pd.DataFrame(
         {
-            "id": np.repeat(np.arange(40), 10),
-            "t": np.tile(np.arange(10), 40),
-            "z": z,
-            "w": w,
-            "x": x,
-            "y": 1.5 * x + 0.5 * w + rng.normal(size=n),
+            **panel,
+            "y": 1.5 * panel["x"] + 0.5 * panel["w"] + rng.normal(size=n),
             "run": rng.uniform(-1, 1, size=n),
         }
     )

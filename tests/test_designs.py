@@ -12,7 +12,12 @@ import pandas as pd
 import pytest
 
 from causalverify.designs import DESIGNS, CodeHints, build_registry, check_design
-from causalverify.estimators import PUBLISHED_LAYOUT, REQUIRED_COLUMNS, canonical
+from causalverify.estimators import (
+    PUBLISHED_LAYOUT,
+    REQUIRED_COLUMNS,
+    canonical,
+    canonical_inference,
+)
 from causalverify.extraction._terms import code_hints, term_score
 from causalverify.families import FAMILIES, MODERN_FAMILIES, Family
 from causalverify.reference import write_response
@@ -36,6 +41,11 @@ def test_every_family_is_one_complete_design(family: Family) -> None:
     assert tuple(data.columns) == design.columns
     result = canonical(data, family)
     assert math.isfinite(result.estimate) and result.se > 0
+    inference = canonical_inference(data, family)
+    if design.inference is not None:
+        assert inference is not None and inference.reference in inference.ses
+    else:
+        assert inference is None
     text = render_text(family, dict(group.params), ordinal=0, suite_seed=1)
     assert tuple(text.columns) == design.columns
     assert text.title in {getattr(t, "title", None) for t in design.topics}

@@ -12,6 +12,7 @@ import pandas as pd
 
 from causalverify.designs._code import AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult
+from causalverify.designs._inference import SeVariants
 from causalverify.families import Difficulty, Family
 
 #: grid parameters of a scenario: sizes and noise (``n_units``, ``sigma`` ...)
@@ -140,6 +141,9 @@ class Design:
     analyses : DesignAnalyses or None
         The defensible analyses and characteristic mistakes a draw must separate to enter the
         modern suite (:mod:`causalverify.scenarios.acceptance`); ``None`` outside it.
+    inference : SeVariants or None
+        The canonical SE under each variance estimator a competent analysis may use, and the
+        reference variant; ``None`` for the designs without variants (the modern ones).
     term_score : callable
         Scores a printed coefficient name (normalised, neither intercept nor a code alias) as
         the family's effect term: ``None`` never, larger is better.
@@ -172,6 +176,7 @@ class Design:
     python_code: FamilyCode
     prose: AgentProse
     analyses: DesignAnalyses | None
+    inference: SeVariants | None
     term_score: Callable[[str, CodeHints], int | None]
     spec_bad: re.Pattern[str]
     effect_alias: re.Pattern[str] | None

@@ -41,6 +41,7 @@ _OPTIONAL: Final[dict[str, tuple[Family, ...]]] = {
     "analyses": MODERN_FAMILIES,
     "effect_alias": (),
     "discontinuity": (),
+    "inference": (),
 }
 
 
@@ -49,7 +50,7 @@ def check_design(design: Design) -> None:
 
     A piece is missing when it is ``None`` or empty, except the optional pieces (``naive_answer``
     and ``analyses`` for the designs whose textbook regression is the canonical, ``effect_alias``,
-    ``discontinuity``). The layout must hold the canonical's columns.
+    ``discontinuity``, ``inference``). The layout must hold the canonical's columns.
     """
     for f in fields(design):
         value = getattr(design, f.name)

@@ -29,6 +29,7 @@ from causalverify.designs._base import (
 from causalverify.designs._code import PY_IMPORTS, R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
+from causalverify.designs._inference import SeVariants
 from causalverify.designs._numbers import rounded
 from causalverify.errors import SuiteError
 
@@ -142,6 +143,46 @@ def canonical(data: pd.DataFrame) -> CanonicalResult:
     # The published within-transformed regression had an intercept, hence n - 2.
     se = math.sqrt(math.fsum(resid * resid) / (n - 2) / sxx)
     return finished("did", beta, se, n, method=METHOD, packages=("numpy", "pandas", "pyfixest"))
+
+
+def se_variants(data: pd.DataFrame) -> dict[str, float]:
+    """The canonical SE under each variance estimator (:mod:`causalverify.estimators._inference`)."""
+    from pyfixest.core import demean
+
+    n = len(data)
+    yx = np.column_stack(
+        [data["y"].to_numpy(dtype=float), data["treat_x_post"].to_numpy(dtype=float)]
+    )
+    units = data["unit_id"].to_numpy()
+    codes = np.column_stack(
+        [pd.factorize(data[col], sort=True)[0] for col in ("unit_id", "period")]
+    ).astype(np.uint64)
+    within, converged = demean(yx, codes, np.ones(n), tol=DEMEAN_TOL)
+    if not converged:  # pragma: no cover - MAP converges on any finite panel
+        raise SuiteError("the two-way demeaning did not converge")
+    y, x = within[:, 0], within[:, 1]
+    sxx = math.fsum(x * x)
+    e = y - math.fsum(x * y) / sxx * x
+    ssr = math.fsum(e * e)
+    n_units = len(np.unique(units))
+    n_periods = len(np.unique(data["period"].to_numpy()))
+    rank = n_units + n_periods  # the effect, an intercept and (n_units-1) + (n_periods-1) dummies
+    hc0 = math.fsum((x * e) ** 2) / sxx**2
+    sums = pd.Series(x * e).groupby(pd.factorize(units, sort=True)[0]).sum().to_numpy()
+    cr0 = math.fsum(sums * sums) / sxx**2
+    g = n_units
+    cluster = g / (g - 1) * (n - 1)
+    return {
+        # the unit effects are nested in the unit clusters: K counts the effect and the periods
+        "cr1": math.sqrt(cr0 * cluster / (n - 1 - n_periods)),
+        "cr1_dummies": math.sqrt(cr0 * cluster / (n - rank)),
+        "hc1": math.sqrt(hc0 * n / (n - rank)),
+        "classical": math.sqrt(ssr / (n - rank) / sxx),
+        "classical_within": math.sqrt(ssr / (n - 2) / sxx),
+    }
+
+
+INFERENCE: Final[SeVariants] = SeVariants(compute=se_variants, reference="cr1")
 
 
 @dataclass(frozen=True)
@@ -452,6 +493,7 @@ DESIGN: Final[Design] = Design(
     python_code=PYTHON_CODE,
     prose=PROSE,
     analyses=None,
+    inference=INFERENCE,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls"),
     effect_alias=re.compile(r"treat\w*\W*\s*\*\s*\W*\w*\W*post|post\w*\W*\s*\*\s*\W*\w*treat"),

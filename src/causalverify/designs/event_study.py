@@ -29,6 +29,7 @@ from causalverify.designs._base import (
 from causalverify.designs._code import PY_IMPORTS, R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
+from causalverify.designs._inference import SeVariants, ols_ses
 from causalverify.designs._numbers import rounded
 
 #: the published CSV layout
@@ -124,6 +125,17 @@ def canonical(data: pd.DataFrame) -> CanonicalResult:
         method=METHOD,
         packages=("numpy", "pandas", "statsmodels"),
     )
+
+
+def se_variants(data: pd.DataFrame) -> dict[str, float]:
+    """The canonical SE under each variance estimator (:mod:`causalverify.estimators._inference`)."""
+    ret = data["ret"].to_numpy(dtype=float)
+    post = (data["event_day"].to_numpy(dtype=float) >= 0).astype(float)
+    x = np.column_stack([np.ones_like(ret), data["mkt_ret"].to_numpy(dtype=float), post])
+    return ols_ses(x, ret, 2, groups=data["stock_id"].to_numpy(), rank=3)
+
+
+INFERENCE: Final[SeVariants] = SeVariants(compute=se_variants, reference="cr1")
 
 
 @dataclass(frozen=True)
@@ -417,6 +429,7 @@ DESIGN: Final[Design] = Design(
     python_code=PYTHON_CODE,
     prose=PROSE,
     analyses=None,
+    inference=INFERENCE,
     term_score=term_score,
     spec_bad=re.compile(r"market|pre[- ]?event|estimation window"),
     effect_alias=re.compile(r"event_?day\W*\s*(>=\s*0|>\s*-1)"),

@@ -507,6 +507,7 @@ DESIGN: Final[Design] = Design(
     python_code=PYTHON_CODE,
     prose=PROSE,
     analyses=ANALYSES,
+    inference=None,
     term_score=term_score,
     spec_bad=re.compile(r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|\bols\b"),
     effect_alias=None,

@@ -6,6 +6,7 @@ Everything the family is: its CSV layout, grid, generator, canonical estimator (
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from causalverify.designs._base import (
 from causalverify.designs._code import R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
+from causalverify.designs._inference import SeVariants
 from causalverify.designs._numbers import rounded
 
 #: the published CSV layout (all of it is read by the canonical estimator)
@@ -97,6 +99,32 @@ def canonical(data: pd.DataFrame) -> CanonicalResult:
         method=METHOD,
         packages=("numpy", "pandas", "linearmodels"),
     )
+
+
+def se_variants(data: pd.DataFrame) -> dict[str, float]:
+    """The canonical SE under each variance estimator (:mod:`causalverify.estimators._inference`)."""
+    y = data["y"].to_numpy(dtype=float)
+    ones = np.ones_like(y)
+    controls = data["controls"].to_numpy(dtype=float)
+    x = np.column_stack([data["x"].to_numpy(dtype=float), ones, controls])
+    z = np.column_stack([data["z"].to_numpy(dtype=float), ones, controls])
+    n, k = x.shape
+    # the fitted regressors: projection of x on the instruments
+    xhat = z @ np.linalg.lstsq(z, x, rcond=None)[0]
+    bread = np.linalg.inv(xhat.T @ x)
+    beta = bread @ (xhat.T @ y)
+    e = y - x @ beta  # structural residuals (the actual x, not its fitted value)
+    scores = xhat * e[:, None]
+    hc0 = (bread @ (scores.T @ scores) @ bread.T)[0, 0]
+    classical = float(e @ e) / (n - k) * np.linalg.inv(xhat.T @ xhat)[0, 0]
+    return {
+        "hc1": math.sqrt(hc0 * n / (n - k)),
+        "hc0": math.sqrt(hc0),
+        "classical": math.sqrt(classical),
+    }
+
+
+INFERENCE: Final[SeVariants] = SeVariants(compute=se_variants, reference="hc1")
 
 
 @dataclass(frozen=True)
@@ -400,6 +428,7 @@ DESIGN: Final[Design] = Design(
     python_code=PYTHON_CODE,
     prose=PROSE,
     analyses=None,
+    inference=INFERENCE,
     term_score=term_score,
     spec_bad=re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form"),
     effect_alias=None,

@@ -8,6 +8,7 @@ vocabulary of its effect term.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from causalverify.designs._base import (
 from causalverify.designs._code import PY_IMPORTS, R_SE_HELPERS, AgentProse, FamilyCode
 from causalverify.designs._estimate import CanonicalResult, finished
 from causalverify.designs._grid import split
+from causalverify.designs._inference import SeVariants, sandwich
 from causalverify.designs._numbers import cutoff_flags, rounded
 from causalverify.errors import SuiteError
 
@@ -116,6 +118,27 @@ def canonical(data: pd.DataFrame) -> CanonicalResult:
         method=METHOD,
         packages=("numpy", "pandas", "statsmodels"),
     )
+
+
+def se_variants(data: pd.DataFrame) -> dict[str, float]:
+    """The canonical SE under each variance estimator (:mod:`causalverify.estimators._inference`)."""
+    keep = data["near_cutoff"].to_numpy(dtype=float) == 1
+    if not keep.any():
+        raise SuiteError("no rows with near_cutoff == 1: the RDD estimator has no data")
+    y = data["y"].to_numpy(dtype=float)[keep]
+    treated = data["treated"].to_numpy(dtype=float)[keep]
+    centred = data["running_var"].to_numpy(dtype=float)[keep] - CUTOFF
+    x = np.column_stack([np.ones_like(y), treated, centred, centred * treated])
+    n, k = x.shape
+    bread = np.linalg.inv(x.T @ x)
+    e = y - x @ (bread @ (x.T @ y))
+    leverage = np.einsum("ij,jk,ik->i", x, bread, x)
+    hc1 = sandwich(x, bread, e**2)[1, 1] * n / (n - k)
+    hc3 = sandwich(x, bread, (e / (1 - leverage)) ** 2)[1, 1]
+    return {"hc1": math.sqrt(hc1), "hc3": math.sqrt(hc3)}
+
+
+INFERENCE: Final[SeVariants] = SeVariants(compute=se_variants, reference="hc1")
 
 
 @dataclass(frozen=True)
@@ -413,6 +436,7 @@ DESIGN: Final[Design] = Design(
     python_code=PYTHON_CODE,
     prose=PROSE,
     analyses=None,
+    inference=INFERENCE,
     term_score=term_score,
     spec_bad=re.compile(r"slope|global|polynomial|quadratic|cubic"),
     effect_alias=re.compile(r"running\w*\W*\s*>=?\s*[\d.]"),

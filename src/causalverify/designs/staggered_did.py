@@ -593,6 +593,7 @@ DESIGN: Final[Design] = Design(
     python_code=PYTHON_CODE,
     prose=PROSE,
     analyses=ANALYSES,
+    inference=None,
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls|placebo"),
     effect_alias=None,

@@ -144,6 +144,9 @@ class Design:
     inference : SeVariants or None
         The canonical SE under each variance estimator a competent analysis may use, and the
         reference variant; ``None`` for the designs without variants (the modern ones).
+    design_packages : frozenset of str
+        Python packages made for this kind of design: a prompt lists them only to the families
+        that name them (may be empty).
     term_score : callable
         Scores a printed coefficient name (normalised, neither intercept nor a code alias) as
         the family's effect term: ``None`` never, larger is better.
@@ -177,6 +180,7 @@ class Design:
     prose: AgentProse
     analyses: DesignAnalyses | None
     inference: SeVariants | None
+    design_packages: frozenset[str]
     term_score: Callable[[str, CodeHints], int | None]
     spec_bad: re.Pattern[str]
     effect_alias: re.Pattern[str] | None

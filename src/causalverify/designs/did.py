@@ -494,6 +494,7 @@ DESIGN: Final[Design] = Design(
     prose=PROSE,
     analyses=None,
     inference=INFERENCE,
+    design_packages=frozenset(),
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls"),
     effect_alias=re.compile(r"treat\w*\W*\s*\*\s*\W*\w*\W*post|post\w*\W*\s*\*\s*\W*\w*treat"),

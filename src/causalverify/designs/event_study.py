@@ -430,6 +430,7 @@ DESIGN: Final[Design] = Design(
     prose=PROSE,
     analyses=None,
     inference=INFERENCE,
+    design_packages=frozenset(),
     term_score=term_score,
     spec_bad=re.compile(r"market|pre[- ]?event|estimation window"),
     effect_alias=re.compile(r"event_?day\W*\s*(>=\s*0|>\s*-1)"),

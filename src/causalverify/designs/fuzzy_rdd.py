@@ -508,6 +508,7 @@ DESIGN: Final[Design] = Design(
     prose=PROSE,
     analyses=ANALYSES,
     inference=None,
+    design_packages=frozenset({"rdrobust", "rdd"}),
     term_score=term_score,
     spec_bad=re.compile(r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|\bols\b"),
     effect_alias=None,

@@ -429,6 +429,7 @@ DESIGN: Final[Design] = Design(
     prose=PROSE,
     analyses=None,
     inference=INFERENCE,
+    design_packages=frozenset(),
     term_score=term_score,
     spec_bad=re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form"),
     effect_alias=None,

@@ -437,6 +437,7 @@ DESIGN: Final[Design] = Design(
     prose=PROSE,
     analyses=None,
     inference=INFERENCE,
+    design_packages=frozenset({"rdrobust", "rdd"}),
     term_score=term_score,
     spec_bad=re.compile(r"slope|global|polynomial|quadratic|cubic"),
     effect_alias=re.compile(r"running\w*\W*\s*>=?\s*[\d.]"),

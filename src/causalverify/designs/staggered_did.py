@@ -594,6 +594,7 @@ DESIGN: Final[Design] = Design(
     prose=PROSE,
     analyses=ANALYSES,
     inference=None,
+    design_packages=frozenset({"differences", "csdid"}),
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|simple diff|no controls|placebo"),
     effect_alias=None,

@@ -459,6 +459,7 @@ DESIGN: Final[Design] = Design(
     prose=PROSE,
     analyses=ANALYSES,
     inference=None,
+    design_packages=frozenset({"pysyncon"}),
     term_score=term_score,
     spec_bad=re.compile(r"pre[- ]?period|placebo|\bfit\b|\brmspe\b"),
     effect_alias=None,

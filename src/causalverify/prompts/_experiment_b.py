@@ -17,11 +17,14 @@ Two protocols:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from types import MappingProxyType
+from typing import Final, Literal
 
 import pandas as pd
 
+from causalverify.designs import DESIGNS
 from causalverify.families import Language
 from causalverify.records import Manifest, Message, messages_sha256
 from causalverify.scenarios.model import Scenario
@@ -33,15 +36,15 @@ CODE_SECTION: dict[Language, str] = {"r": "## 2. R Code", "python": "## 2. Pytho
 LANGUAGE_NAME: dict[Language, str] = {"r": "R", "python": "Python"}
 FENCE_TAG: dict[Language, str] = {"r": "r", "python": "python"}
 
-#: Python packages made for one kind of design, listed only in the prompts of the families that
-#: use them (every other installed package is listed for every scenario)
-DESIGN_PACKAGES: dict[str, frozenset[str]] = {
-    "differences": frozenset({"staggered_did"}),
-    "csdid": frozenset({"staggered_did"}),
-    "pysyncon": frozenset({"synthetic_control"}),
-    "rdrobust": frozenset({"rdd", "fuzzy_rdd"}),
-    "rdd": frozenset({"rdd", "fuzzy_rdd"}),
-}
+#: Python packages made for one kind of design (each design's ``design_packages``), listed only
+#: in the prompts of the families that use them (every other installed package is listed for
+#: every scenario)
+DESIGN_PACKAGES: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {
+        package: frozenset(f for f, d in DESIGNS.items() if package in d.design_packages)
+        for package in sorted(set().union(*(d.design_packages for d in DESIGNS.values())))
+    }
+)
 
 
 @dataclass(frozen=True, kw_only=True)

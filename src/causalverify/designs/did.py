@@ -115,8 +115,12 @@ def _generate(params: Params, beta: float, rng: np.random.Generator) -> pd.DataF
 
 
 def canonical(data: pd.DataFrame) -> CanonicalResult:
-    """Two-way fixed effects by the within transformation (pyfixest's demeaning); see the module
-    docstring for the SE.
+    """Two-way fixed effects by the within transformation (pyfixest's demeaning).
+
+    The SE is the homoskedastic SE of OLS on the two-way within-transformed data with an
+    intercept, i.e. ``SSR / (n - 2)`` over the partialled-out variance of ``treat_x_post`` (the
+    absorbed fixed effects are not counted in the residual degrees of freedom, as in the
+    published release); it reproduces the published ``standard_error`` to its 6 decimals.
 
     Sums use :func:`math.fsum` (exactly rounded), so the result does not depend on memory
     alignment or SIMD width: the same data give bit-identical output in every process.

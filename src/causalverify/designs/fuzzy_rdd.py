@@ -142,7 +142,12 @@ def window_arrays(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def canonical(data: pd.DataFrame) -> CanonicalResult:
-    """Exactly identified 2SLS inside the window (see the module docstring); HC1 SE."""
+    """Exactly identified 2SLS inside the window; HC1 SE.
+
+    Within ``near_cutoff``, 2SLS of ``y`` on ``took_up`` instrumented by ``eligible``, with an
+    intercept, the centred running variable and its interaction with ``eligible`` (the jump in
+    ``y`` over the jump in take-up, local linear, uniform kernel).
+    """
     y, d, z, w = window_arrays(data)
     x = np.column_stack([d, w])  # regressors: took_up first
     inst = np.column_stack([z, w])

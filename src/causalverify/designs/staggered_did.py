@@ -154,7 +154,14 @@ def group_time_effects(data: pd.DataFrame) -> pd.DataFrame:
 
 
 def canonical(data: pd.DataFrame) -> CanonicalResult:
-    """The simple aggregate of the group-time effects (see the module docstring)."""
+    """The simple aggregate of the group-time effects.
+
+    Group-time average effects ATT(g, t) for every cohort g and post-adoption period t >= g, each
+    the difference between the cohort's and the never-treated units' mean change of ``y`` from
+    period g - 1 to t, aggregated with weights proportional to cohort size over all
+    post-adoption cells (what R's ``did::aggte(type = "simple")`` reports). SE: the delta-method
+    variance of that linear combination of unit means, units independent.
+    """
     wide = wide_panel(data)
     first = data.groupby("unit_id")["first_treat"].first().reindex(wide.index).to_numpy()
     periods = [int(p) for p in wide.columns]

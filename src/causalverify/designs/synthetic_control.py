@@ -125,7 +125,13 @@ def synth_arrays(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def canonical(data: pd.DataFrame) -> CanonicalResult:
-    """The mean post-period gap between the treated unit and its synthetic control."""
+    """The mean post-period gap between the treated unit and its synthetic control.
+
+    Donor weights, non-negative and summing to one, minimise the squared pre-period gap in ``y``
+    between the treated unit and the weighted donors (an exact active-set solution). SE: the
+    standard deviation of the pre-period gaps over the square root of the number of post periods
+    (a rough scale, not a test).
+    """
     pre_y, pre_x, post_y, post_x = synth_arrays(data)
     w = simplex_weights(pre_x, pre_y)
     gaps_pre = pre_y - pre_x @ w

@@ -1,6 +1,7 @@
 """An independent numpy implementation of the ``paper`` canonical estimators.
 
-It shares no code with :mod:`causalverify.estimators._paper` beyond column validation: fixed
+It shares no code with the designs' canonical estimators (``canonical`` in the textbook design
+modules of :mod:`causalverify.designs`) beyond column validation, so it stays out of them: fixed
 effects are swept out by exact group means and dummy columns, coefficients come from the normal
 equations, and every variance estimator is written out as its sandwich formula. Tests
 use it to cross-check :func:`causalverify.estimators.canonical`; it is also a readable statement

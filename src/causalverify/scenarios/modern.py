@@ -11,6 +11,9 @@
   20 to 40 untreated units, 20 to 30 pre-periods and 5 to 10 post-periods. Columns
   ``unit_id, period, treated_unit, post, y``.
 
+Each design's generator, canonical estimator, naive answer, text and declared analyses live in
+its module under :mod:`causalverify.designs`; this module keeps the naive answer's lookup.
+
 A draw is accepted only when it separates the design's declared analyses
 (:mod:`causalverify.scenarios.acceptance`): every defensible analysis within the scoring
 tolerance of the canonical, every characteristic mistake outside it (among them the naive answer:

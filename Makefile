@@ -56,13 +56,15 @@ lint:
 typecheck:
 	$(BIN)/mypy
 
+# one pytest worker per CPU (pytest-xdist); TEST_WORKERS=0 runs in one process
+TEST_WORKERS ?= logical
 unit:
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # The inner loop: the tests not marked slow (no reference-panel runs, Dask, browser, kill -9 or
 # unprivileged reruns), on what `make setup` installed. `make test` still runs everything.
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup -m "not slow"
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -68,8 +68,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep, drop = [], []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        shared = SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        if shared:
             item.add_marker(pytest.mark.slow)
+        # ``make test`` spreads the tests over one worker per CPU (pytest-xdist, --dist
+        # loadgroup): a module stays on one worker, so its module-scoped fixtures (a warm
+        # interpreter, a built suite) are made once, and every test that reads the reference
+        # panel's run shares one worker, so the 64-cell run is made once per session.
+        # A test marked ``spread`` is long and independent of its neighbours: it may go anywhere.
+        if shared:
+            group = "reference-panel"
+        elif item.get_closest_marker("spread"):
+            group = item.nodeid
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
         if params.get("sandbox") == "cold" and params.get("language") != "r":
             item.add_marker(pytest.mark.slow)  # cold Python: see SANDBOX_MODES
         if params.get("sandbox") == "warm" and params.get("language") == "r":

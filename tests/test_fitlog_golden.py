@@ -1,8 +1,10 @@
-"""On the whole golden corpus, the fit log changes nothing a script prints.
+"""On the whole golden corpus, the hooks change nothing a script prints.
 
-The fixtures' stdout was produced with the fit log switched off (``tests/golden/regenerate.py``);
-here every script runs again in the real sandbox with the fit log on: stdout must be identical
-(clock times that summaries print aside) and the fits must be the stored ones.
+The fixtures' stdout was produced with the hooks switched off (``tests/golden/regenerate.py``: no
+fit log, no output provenance); here every script runs again in the real sandbox with both on:
+stdout must be identical (clock times that summaries print aside), the fits must be the stored
+ones, and the run must know which code printed its output. (The edge-case corpus, which has no
+stored fixtures, is run with and without the hooks side by side in ``test_outputs_golden.py``.)
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from causalverify.sandbox import Limits, Sandbox, get_sandbox
+from causalverify.sandbox import Limits, Sandbox, get_sandbox, line_origins
 from causalverify.scenarios.model import Scenario
 from golden_helpers import GOLDEN, SANDBOX_MARKS, comparable, golden_regenerate, golden_scenarios
 
@@ -35,7 +37,7 @@ def sandbox() -> Sandbox:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
-def test_hooked_run_prints_what_the_plain_run_printed(
+def test_hooked_run_prints_what_the_plain_run_printed_and_knows_its_origins(
     case: dict[str, Any], suite: tuple[Path, dict[str, Scenario]], sandbox: Sandbox
 ) -> None:
     root, scenarios = suite
@@ -56,6 +58,8 @@ def test_hooked_run_prints_what_the_plain_run_printed(
     got = [f.model_dump(mode="json") for f in result.fits]
     # some estimators (pyfixest's demeaning) are not bit-reproducible run to run: last-ulp noise
     assert _same(got, stored), (got, stored)
+    assert result.outputs_note == "", result.outputs_note
+    assert line_origins(result), "the hooked run recorded no output origin"
 
 
 def _same(a: Any, b: Any) -> bool:

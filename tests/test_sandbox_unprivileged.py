@@ -70,7 +70,9 @@ def _opening_script(needed: list[Path], staging: Path) -> list[str]:
     shutil.which("unshare") is None or shutil.which("setpriv") is None,
     reason="util-linux's unshare and setpriv are needed to drop to an unprivileged user",
 )
-def test_attack_tests_hold_for_an_unprivileged_user() -> None:
+@pytest.mark.spread
+@pytest.mark.parametrize("name", FILES)
+def test_attack_tests_hold_for_an_unprivileged_user(name: str) -> None:
     # pytest's own temporary folders are private to root: work in fresh folders of the temp dir
     with tempfile.TemporaryDirectory(prefix="cv-nobody-") as folder:
         root = Path(folder)
@@ -78,10 +80,10 @@ def test_attack_tests_hold_for_an_unprivileged_user() -> None:
         work = root / "work"
         work.mkdir()
         os.chown(work, NOBODY, NOBODY)
-        _run_as_nobody(root, work)
+        _run_as_nobody(root, work, name)
 
 
-def _run_as_nobody(root: Path, work: Path) -> None:
+def _run_as_nobody(root: Path, work: Path, name: str) -> None:
     needed = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), REPO]
     lines = _opening_script(needed, root / "staging")
     env = {
@@ -104,7 +106,7 @@ def _run_as_nobody(root: Path, work: Path) -> None:
         str(work / "pytest"),
         "-k",
         "not reference_panel",  # the runs need no new protection and take long
-        *[str(HERE / name) for name in FILES],
+        str(HERE / name),
     ]
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
     inner = " && ".join([*lines, shlex.join([*drop, "env", "-i", *_env(env), *pytest_cmd])])

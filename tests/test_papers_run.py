@@ -253,9 +253,9 @@ def test_report_entry_rank_contrast_and_figures(tmp_path: Path, corpus: Path) ->
     contrast = entry["rank_contrast"]
     assert contrast["models"] == sorted(MODELS)
     assert contrast["L2b_plus"] == [0.25, 0.75, 0.5]  # naive, textbook, wrong-term
-    figures = write_experiment_a_figures({"experiment_a": entry}, tmp_path / "fig")
+    figures = write_experiment_a_figures(entry, tmp_path / "fig")
     assert set(figures) == {"experiment_a_scorers", "experiment_a_rid"}
     first = {k: p.read_bytes() for k, p in figures.items()}
-    again = write_experiment_a_figures({"experiment_a": entry}, tmp_path / "fig")
+    again = write_experiment_a_figures(entry, tmp_path / "fig")
     assert {k: p.read_bytes() for k, p in again.items()} == first
-    assert write_experiment_a_figures({}, tmp_path / "none") == {}
+    assert write_experiment_a_figures(None, tmp_path / "none") == {}

@@ -233,7 +233,7 @@ def write_report(
     figures = write_figures(summary, add_unit(cells, unit), out_dir / "figures")
     figures.update(write_calibration_figures(summary, out_dir / "figures"))
     figures.update(write_repair_figures(summary, out_dir / "figures"))
-    figures.update(write_experiment_a_figures(summary, out_dir / "figures"))
+    figures.update(write_experiment_a_figures(summary.experiment_a, out_dir / "figures"))
     if source.records:
         tell(progress, "writing the cell explorer")
         write_explorer(list(source.records), out_dir, unit)

@@ -16,7 +16,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from causalverify.papers.summary import experiment_a_summary
-from causalverify.records import Summary
 from causalverify.report._figures import _RC, _save, wrap_name
 
 
@@ -70,9 +69,8 @@ def rid_figure(entry: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def write_experiment_a_figures(summary: Summary, folder: Path) -> dict[str, Path]:
-    """Draw the Experiment A figures when the summary has an ``experiment_a`` section."""
-    entry = summary.experiment_a
+def write_experiment_a_figures(entry: dict[str, Any] | None, folder: Path) -> dict[str, Path]:
+    """Draw the Experiment A figures of a summary's ``experiment_a`` section, if it has one."""
     if not entry:
         return {}
     folder.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 - the task ``causalverify/causalverify`` (:func:`causalverify_task`): one sample per scenario of a
   suite, whose input is CausalVerify's own prompt and whose target (never shown to the model) is
-  the canonical estimate; the solver only generates;
+  the canonical estimate; the solver generates (in repair mode, again after feedback);
 - the scorer :func:`causalverify_scorer`: the answer is run exactly as a benchmark cell
   (:func:`causalverify.runner.cell.execute`: code taken, parsed, executed in the bubblewrap
   sandbox, the estimate extracted and scored) and scored L1 / L2a / L2b / L2b+ as one dict, with
@@ -11,15 +11,20 @@
   travels in the score's metadata;
 - the sandbox ``causalverify`` (:mod:`causalverify.inspect_eval.sandbox`) for other tasks;
 - :func:`log_to_run`: an Inspect log as a CausalVerify run folder (``causalverify
-  import-inspect``), so report, analyze and freeze apply.
+  import-inspect``), so report, analyze and freeze apply; logs of several models join one folder
+  (:mod:`causalverify.inspect_eval.convert`);
+- ``-T mode=repair -T max_turns=K``: the task asks again after execution feedback, as
+  ``causalverify run --mode repair`` does (:func:`causalverify.inspect_eval.task.repair_solver`);
+- the models ``causalverify/<agent>``: the offline reference agents, for runs without network or
+  key (:mod:`causalverify.inspect_eval.reference_model`).
 
-Both the task and the sandbox are registered through Inspect's ``inspect_ai`` entry point
+The task, the sandbox and the models are registered through Inspect's ``inspect_ai`` entry point
 (``causalverify.inspect_eval._registry``).
 """
 
 from __future__ import annotations
 
-from causalverify.inspect_eval.convert import log_to_run
+from causalverify.inspect_eval.convert import import_log, log_to_run
 from causalverify.inspect_eval.task import causalverify_scorer, causalverify_task
 
-__all__ = ["causalverify_scorer", "causalverify_task", "log_to_run"]
+__all__ = ["causalverify_scorer", "causalverify_task", "import_log", "log_to_run"]

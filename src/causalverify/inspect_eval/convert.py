@@ -1,24 +1,62 @@
-"""An Inspect log as a CausalVerify run folder (``causalverify import-inspect LOG --out DIR``).
+"""Inspect logs as a CausalVerify run folder (``causalverify import-inspect LOG --out DIR``).
 
 Each sample scored by :func:`causalverify.inspect_eval.causalverify_scorer` carries its cell
-record in the score's metadata; those records are stored in a new run store with metadata that
-says where they came from, so ``report``, ``analyze`` and ``freeze`` read it like a native run.
+record in the score's metadata; those records are stored in a run store with metadata that says
+where they came from, so ``report``, ``analyze`` and ``freeze`` read it like a native run. An
+epoch ``e`` of a sample is the cell's sample ``e - 1``.
+
+The run records its suite (``suite_path``, ``suite_fingerprint``), so ``freeze`` finds it: the
+suite folder the log names, or, when that folder is gone, the named suite the log was run on,
+built again under the task's cache and checked by fingerprint (or the folder given as
+``suite_dir``). When none can be found, the run is stored without a suite path and ``freeze``
+asks for ``--suite``.
+
+Several logs can go into one folder (one per model, or per language): each import adds its cells
+under the run folder's writer lock, in one transaction, after checking that the log's settings
+(suite, protocol, scoring, mode) are those of the cells already there. Importing a log again is
+a no-op; a log whose cells differ from those stored under the same keys (the same model's
+samples from another Inspect run) is refused, naming them.
 """
 
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import read_eval_log
 
-from causalverify.errors import StoreError
+from causalverify.errors import StoreError, SuiteError
 from causalverify.records import CellRecord
-from causalverify.runner.meta import META_SCHEMA
+from causalverify.runner.meta import META_SCHEMA, merge_meta, suite_fingerprint
+from causalverify.runner.suite import ensure_suite
+from causalverify.scenarios import Suite, load_suite
+from causalverify.scenarios.grid import SUITES
 from causalverify.store import RunStore
+from causalverify.store.sqlite import writer_lock
 
 SCORER = "causalverify_scorer"
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import did: the run folder, the cells added and those already stored, the
+    suite recorded (None: not found) and why it was not found."""
+
+    run_dir: Path
+    added: int
+    unchanged: int
+    suite_path: Path | None
+    suite_note: str = ""
+
+
+@dataclass(frozen=True)
+class _Suite:
+    path: Path | None
+    meta: dict[str, Any]
+    note: str = ""
 
 
 def _records(log: Any) -> list[CellRecord]:
@@ -27,19 +65,16 @@ def _records(log: Any) -> list[CellRecord]:
         score = (sample.scores or {}).get(SCORER)
         cell = (score.metadata or {}).get("causalverify_cell") if score is not None else None
         if cell is not None:
-            out.append(CellRecord.model_validate(cell))
+            record = CellRecord.model_validate(cell)
+            epoch = int(getattr(sample, "epoch", 1) or 1)
+            if epoch > 1:  # Inspect's epochs are the run's samples
+                key = record.key.model_copy(update={"sample": epoch - 1})
+                record = record.model_copy(update={"key": key})
+            out.append(record)
     return out
 
 
-def log_to_run(log_path: Path, out_dir: Path) -> Path:
-    """Write the cells of the Inspect log at ``log_path`` into a new run folder ``out_dir``.
-
-    Raises
-    ------
-    StoreError
-        If the log cannot be read (not a log, or cut short), holds no CausalVerify-scored
-        sample, or ``out_dir`` already holds a run.
-    """
+def _read(log_path: Path) -> tuple[Any, list[CellRecord]]:
     try:
         log = read_eval_log(str(log_path))
         records = sorted(_records(log), key=lambda r: r.key.as_tuple())
@@ -52,12 +87,82 @@ def log_to_run(log_path: Path, out_dir: Path) -> Path:
         ) from exc
     if not records:
         raise StoreError(f"{log_path} holds no sample scored by the causalverify scorer")
-    if (out_dir / "run.sqlite").exists():
-        raise StoreError(f"{out_dir} already holds a run; choose a new folder")
+    keys = [r.key.as_tuple() for r in records]
+    if len(set(keys)) != len(keys):
+        raise StoreError(f"{log_path} scores one scenario twice for the same model and sample")
+    return log, records
+
+
+def _sample_meta(log: Any) -> dict[str, Any]:
+    for sample in log.samples or []:
+        if (sample.scores or {}).get(SCORER) is not None:
+            return dict(sample.metadata or {})
+    return {}
+
+
+def _suite_meta(suite: Suite) -> dict[str, Any]:
+    return {
+        "suite_path": str(Path(suite.root).resolve()),
+        "suite_seed": suite.scenarios[0].suite_seed if suite.scenarios else None,
+        "suite_fingerprint": suite_fingerprint(suite.scenarios),
+        "suite_scenarios": len(suite.scenarios),
+    }
+
+
+def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -> _Suite:
+    """The suite the log's samples were asked from (see the module docstring).
+
+    Raises
+    ------
+    SuiteError
+        If ``given`` or the log's own suite folder is not the suite the log used.
+    """
+    from causalverify.inspect_eval.task import SUITE_CACHE
+
+    sample = _sample_meta(log)
+    expected = sample.get("suite_fingerprint")  # absent in logs of earlier versions
+    recorded = sample.get("suite_dir")
+    spec = str((log.eval.task_args or {}).get("suite", ""))
+    ids = {r.key.scenario_id for r in records}
+
+    def check(suite: Suite, where: str) -> _Suite:
+        found = _suite_meta(suite)
+        if expected is not None and found["suite_fingerprint"] != expected:
+            raise SuiteError(
+                f"the suite at {where} is not the suite the log was run on (fingerprint "
+                "differs); pass that suite's folder with --suite DIR"
+            )
+        missing = sorted(ids - {s.id for s in suite.scenarios})
+        if missing:
+            raise SuiteError(f"the suite at {where} lacks scenarios of the log: {missing[:5]}")
+        return _Suite(Path(found["suite_path"]), found)
+
+    if given is not None:
+        return check(load_suite(given), str(given))
+    if recorded and (Path(recorded) / "suite.json").is_file():
+        return check(load_suite(Path(recorded)), str(recorded))
+    if spec in SUITES:  # a named suite whose folder is gone: built again, checked by fingerprint
+        return check(load_suite(ensure_suite(spec, SUITE_CACHE)), f"{spec} (built again)")
+    meta = {"suite_fingerprint": expected} if expected is not None else {}
+    note = (
+        f"the log's suite folder {recorded or '(not recorded)'} is gone; `causalverify freeze` "
+        "will need --suite DIR (the suite the log was run on)"
+    )
+    return _Suite(None, meta, note)
+
+
+def _meta(log: Any, log_path: Path, records: Sequence[CellRecord], suite: _Suite) -> dict[str, Any]:
     first = records[0]
-    meta = {
+    sample = _sample_meta(log)
+    mode = (
+        {"mode": {"name": "repair", "max_turns": int(sample.get("max_turns", 1))}}
+        if sample.get("mode") == "repair"
+        else {}
+    )
+    return {
         "schema": META_SCHEMA,
-        "source": {"inspect_log": str(Path(log_path).resolve()), "task": log.eval.task},
+        "source": {"task": log.eval.task, "inspect_logs": [str(Path(log_path).resolve())]},
+        **suite.meta,
         "models": sorted({r.key.model for r in records}),
         "languages": sorted({r.key.language for r in records}),
         "samples": 1 + max(r.key.sample for r in records),
@@ -67,8 +172,87 @@ def log_to_run(log_path: Path, out_dir: Path) -> Path:
         "extractor": first.scores.extractor if first.scores else "deterministic",
         "limits": None,
         "unsafe": False,
+        **mode,
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with RunStore.open(out_dir, create=True) as store:
-        store.put_cells(records, meta=meta)
-    return out_dir
+
+
+def _union(first: Sequence[str], then: Sequence[str]) -> list[str]:
+    return [*first, *(x for x in then if x not in first)]
+
+
+def _joined(stored: dict[str, Any], new: dict[str, Any], out_dir: Path) -> dict[str, Any]:
+    """The metadata of ``out_dir`` once the log's cells join the cells already there."""
+    source = stored.get("source")
+    if not isinstance(source, dict) or not ("inspect_logs" in source or "inspect_log" in source):
+        raise StoreError(
+            f"{out_dir} holds a run that was not imported from Inspect; import into a new folder"
+        )
+    logs = list(source.get("inspect_logs") or [source["inspect_log"]])
+    for path in new["source"]["inspect_logs"]:
+        if path not in logs:
+            logs.append(path)
+    if stored.get("suite_path") and "suite_path" not in new:
+        new = {**new, "suite_path": stored["suite_path"]}  # found by an earlier import
+    joined = {
+        **new,
+        "source": {**source, "inspect_logs": logs},
+        "models": _union(stored.get("models", []), new["models"]),
+        "languages": _union(stored.get("languages", []), new["languages"]),
+        "samples": max(int(stored.get("samples", 1)), int(new["samples"])),
+    }
+    joined["source"].pop("inspect_log", None)
+    try:
+        return merge_meta(stored, joined)
+    except StoreError as exc:
+        raise StoreError(f"the log cannot join the run in {out_dir}: {exc}") from None
+
+
+def import_log(log_path: Path, out_dir: Path, *, suite_dir: Path | None = None) -> Imported:
+    """Add the cells of the Inspect log at ``log_path`` to the run folder ``out_dir`` (new, or
+    holding cells imported from other logs of the same suite and settings).
+
+    Raises
+    ------
+    StoreError
+        If the log cannot be read (not a log, or cut short) or holds no CausalVerify-scored
+        sample; if ``out_dir`` holds a native run, cells of other settings, or other cells under
+        the same keys; or if another process is writing ``out_dir``.
+    SuiteError
+        If the suite found (or ``suite_dir``) is not the suite the log was run on.
+    """
+    out_dir = Path(out_dir)
+    log, records = _read(log_path)
+    suite = _locate_suite(log, records, suite_dir)
+    new = _meta(log, log_path, records, suite)
+    with writer_lock(out_dir), RunStore.open(out_dir, create=True) as store:
+        stored = store.meta()
+        meta = _joined(stored, new, out_dir) if stored else new
+        fresh, unchanged, clashes = [], 0, []
+        for record in records:
+            old = store.get_cell(record.key)
+            if old is None:
+                fresh.append(record)
+            elif old.model_dump_json() == record.model_dump_json():
+                unchanged += 1
+            else:
+                clashes.append(record.key)
+        if clashes:
+            models = ", ".join(sorted({k.model for k in clashes}))
+            example = "/".join(str(part) for part in clashes[0].as_tuple())
+            raise StoreError(
+                f"{out_dir} already holds other cells of {models} ({len(clashes)} cells, e.g. "
+                f"{example}), imported from another log; a model's cells come from one log: "
+                "import this log into a new folder"
+            )
+        store.put_cells(fresh, meta=meta)
+    path = Path(meta["suite_path"]) if meta.get("suite_path") else None
+    return Imported(out_dir, len(fresh), unchanged, path, "" if path else suite.note)
+
+
+def log_to_run(log_path: Path, out_dir: Path, *, suite_dir: Path | None = None) -> Path:
+    """Write the cells of the Inspect log at ``log_path`` into the run folder ``out_dir`` (see
+    :func:`import_log`); return the folder."""
+    return import_log(log_path, out_dir, suite_dir=suite_dir).run_dir
+
+
+__all__ = ["Imported", "import_log", "log_to_run"]

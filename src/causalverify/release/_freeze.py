@@ -266,7 +266,18 @@ def _read_run(run_dir: Path) -> tuple[dict[str, Any], list[CellRecord]]:
 
 def _find_suite(meta: dict[str, Any], suite_dir: Path | None, records: Sequence[CellRecord]) -> Any:
     where = suite_dir if suite_dir is not None else meta.get("suite_path")
-    if where is None or not Path(where).is_dir():
+    if where is None:
+        imported = "inspect_logs" in (meta.get("source") or {})
+        raise SuiteError(
+            "the run records no suite folder"
+            + (
+                " (it was imported from an Inspect log whose suite folder was gone)"
+                if imported
+                else ""
+            )
+            + "; pass the suite the run used with --suite DIR (checked by fingerprint)"
+        )
+    if not Path(where).is_dir():
         raise SuiteError(
             f"the run's suite is not at {where}; pass the suite folder with --suite DIR"
         )

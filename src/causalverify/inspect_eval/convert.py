@@ -29,6 +29,7 @@ from typing import Any
 from inspect_ai.log import read_eval_log
 
 from causalverify.errors import StoreError, SuiteError
+from causalverify.inspect_eval.task import SUITE_CACHE
 from causalverify.records import CellRecord
 from causalverify.runner.meta import META_SCHEMA, merge_meta, suite_fingerprint
 from causalverify.runner.suite import ensure_suite
@@ -117,8 +118,6 @@ def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -
     SuiteError
         If ``given`` or the log's own suite folder is not the suite the log used.
     """
-    from causalverify.inspect_eval.task import SUITE_CACHE
-
     sample = _sample_meta(log)
     expected = sample.get("suite_fingerprint")  # absent in logs of earlier versions
     recorded = sample.get("suite_dir")

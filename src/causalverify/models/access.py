@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from causalverify.models.base import ModelOptions
+from causalverify.models.cache import ResponseCache
+from causalverify.models.providers import get_provider
 
 if TYPE_CHECKING:
     from causalverify.models.base import Model
@@ -64,8 +66,6 @@ class ModelAccess:
     def factory(self) -> Callable[[str], Model]:
         """Makes the model a spec names, all with one response cache, the server URL, the price
         overrides, the rate limit and the retry policy."""
-        from causalverify.models import ResponseCache, get_provider
-
         cache = ResponseCache(self.cache_path)
 
         def make(spec: str) -> Model:

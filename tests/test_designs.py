@@ -104,6 +104,8 @@ def test_a_missing_family_or_piece_fails_the_registry() -> None:
         build_registry(
             dataclasses.replace(d, topics=()) if d.family == "iv" else d for d in designs
         )
+    with pytest.raises(KeyError, match="has no judge_target"):
+        check_design(dataclasses.replace(DESIGNS["synthetic_control"], judge_target=""))
     with pytest.raises(KeyError, match="has no naive_answer"):
         check_design(dataclasses.replace(DESIGNS["fuzzy_rdd"], naive_answer=None))
     with pytest.raises(KeyError, match="not in its layout"):

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from causalverify.designs import DESIGNS
 from causalverify.extraction import disagree, judge_extract, judge_messages, parse_judge
 from causalverify.extraction.judge import MAX_STDOUT_CHARS
+from causalverify.families import FAMILIES, Family
 from causalverify.records import ExtractionRecord, Message, ModelResponse
 
 
@@ -74,6 +76,32 @@ def test_prompt_is_deterministic_and_truncates_long_stdout() -> None:
     assert "characters omitted" in a[1].content
     assert "line 0" in a[1].content and "line 19999" in a[1].content
     assert len(a[1].content) < MAX_STDOUT_CHARS + 5000
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_prompt_renders_for_every_family_with_its_designs_target(family: Family) -> None:
+    """Every family, the modern ones included, has its own wanted quantity in the prompt."""
+    user = judge_messages(code="c", stdout="s", family=family)[1].content
+    first = user.splitlines()[0]
+    assert first == f"Design: {family}. The quantity wanted is {DESIGNS[family].judge_target}."
+    others = [DESIGNS[f].judge_target for f in FAMILIES if f != family]
+    assert DESIGNS[family].judge_target not in others
+
+
+def test_the_core_families_prompts_keep_their_wording() -> None:
+    """The core designs' targets are those their judge prompts always had (a cached judge
+    response keyed on the prompt stays valid)."""
+    wanted = {
+        "did": "the difference-in-differences effect: the coefficient on the treated x post "
+        "interaction",
+        "event_study": "the event effect on returns (the post-event abnormal return the script "
+        "reports)",
+        "iv": "the instrumental-variables (second-stage) effect of the endogenous regressor",
+        "rdd": "the regression-discontinuity effect: the jump in the outcome at the cutoff",
+    }
+    for family, target in wanted.items():
+        user = judge_messages(code="c", stdout="s", family=family)[1].content  # type: ignore[arg-type]
+        assert user.startswith(f"Design: {family}. The quantity wanted is {target}.\n\n")
 
 
 def test_disagree() -> None:

@@ -163,6 +163,9 @@ class Design:
         Words in a printed label or heading that name the family's effect.
     label_bad : re.Pattern
         Words in a printed label or heading that name another quantity of the design.
+    judge_target : str
+        The quantity the optional model judge is asked to read off the output, as the end of
+        the sentence "The quantity wanted is ..." of its prompt.
     """
 
     family: Family
@@ -188,6 +191,7 @@ class Design:
     discontinuity: Literal["sharp", "fuzzy"] | None
     label_good: re.Pattern[str]
     label_bad: re.Pattern[str]
+    judge_target: str
 
 
 T = TypeVar("T")

@@ -445,4 +445,7 @@ DESIGN: Final[Design] = Design(
         r"|(?<![>=] )\bday[- ]?0\b|day zero|(on|at) the event day|event[- ]day (effect|ar|abnormal)"
         r"|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0\b(?!\s*,)"
     ),
+    judge_target=(
+        "the event effect on returns (the post-event abnormal return the script reports)"
+    ),
 )

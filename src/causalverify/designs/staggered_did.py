@@ -609,4 +609,9 @@ DESIGN: Final[Design] = Design(
     discontinuity=None,
     label_good=re.compile(r"\batt\b|overall|aggregate|average (treatment )?effect"),
     label_bad=re.compile(r"pre[- ]?period|placebo|\bpre\b|static|\btwfe\b"),
+    judge_target=(
+        "the staggered-adoption average effect on the treated: the cohorts' effects in each "
+        "period from their adoption on, averaged over every adopting unit-period (each counted "
+        "once; not the two-way fixed-effects coefficient)"
+    ),
 )

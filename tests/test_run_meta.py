@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from causalverify.errors import StoreError
 from causalverify.records import DEFAULT_TOLERANCE, RUN_META_SCHEMA, RunMeta
-from causalverify.runner.meta import META_SCHEMA
+from causalverify.runner.meta import META_SCHEMA, merge_meta, read_meta
 from causalverify.store import RunStore
 
 #: the keys a repair-mode run records (values as a run writes them)
@@ -76,3 +77,28 @@ def test_the_store_gives_its_metadata_typed(tmp_path: Path) -> None:
         store.set_meta(STORED)
         assert store.run_meta() == RunMeta.of(store.meta())
         assert store.run_meta().stored() == dict(sorted(STORED.items()))
+
+
+def test_a_store_may_be_reused_only_with_its_identity_and_growing_keys() -> None:
+    stored = RunMeta.of({k: v for k, v in STORED.items() if k != "declare"})
+    same = RunMeta.of({**STORED, "declare": False})
+    # a store recorded before ``declare`` existed counts as not declaring
+    assert merge_meta(stored, same) is same
+    with pytest.raises(StoreError, match=r"declare: stored false, now true"):
+        merge_meta(stored, RunMeta.of(STORED))
+    with pytest.raises(StoreError, match=r"tolerance: stored 0.5, now 0.25"):
+        merge_meta(stored, same.with_entries(tolerance=0.25))
+    fewer = same.with_entries(models=["reference/textbook"], samples=2)
+    with pytest.raises(StoreError, match="models: the store also holds reference/naive"):
+        merge_meta(stored, fewer)
+    # a stored model without cells may be dropped; samples may grow
+    assert merge_meta(stored, fewer, {"models": ["reference/textbook"]}) is fewer
+    with pytest.raises(StoreError, match="samples: stored 2, now 1"):
+        merge_meta(fewer, same, {"models": []})
+    assert merge_meta(RunMeta(), same) is same  # a new store takes any settings
+
+
+def test_metadata_that_is_not_a_runs_is_refused_naming_the_folder(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"run holds metadata that is not a run's \(.*tolerance"):
+        read_meta({**STORED, "tolerance": "half"}, tmp_path / "run")
+    assert read_meta(STORED, tmp_path).stored() == dict(sorted(STORED.items()))

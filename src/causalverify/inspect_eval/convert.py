@@ -30,8 +30,8 @@ from inspect_ai.log import read_eval_log
 
 from causalverify.errors import StoreError, SuiteError
 from causalverify.inspect_eval.task import SUITE_CACHE
-from causalverify.records import CellRecord
-from causalverify.runner.meta import META_SCHEMA, merge_meta, suite_fingerprint
+from causalverify.records import DEFAULT_TOLERANCE, CellRecord, ImportSource, RunMeta, RunMode
+from causalverify.runner.meta import META_SCHEMA, merge_meta, read_meta, suite_fingerprint
 from causalverify.runner.suite import ensure_suite
 from causalverify.scenarios import Suite, load_suite
 from causalverify.scenarios.grid import SUITES
@@ -56,7 +56,8 @@ class Imported:
 @dataclass(frozen=True)
 class _Suite:
     path: Path | None
-    meta: dict[str, Any]
+    #: the run metadata's suite keys (none but the fingerprint when the suite was not found)
+    meta: RunMeta
     note: str = ""
 
 
@@ -101,13 +102,13 @@ def _sample_meta(log: Any) -> dict[str, Any]:
     return {}
 
 
-def _suite_meta(suite: Suite) -> dict[str, Any]:
-    return {
-        "suite_path": str(Path(suite.root).resolve()),
-        "suite_seed": suite.scenarios[0].suite_seed if suite.scenarios else None,
-        "suite_fingerprint": suite_fingerprint(suite.scenarios),
-        "suite_scenarios": len(suite.scenarios),
-    }
+def _suite_meta(suite: Suite) -> RunMeta:
+    return RunMeta(
+        suite_path=str(Path(suite.root).resolve()),
+        suite_seed=suite.scenarios[0].suite_seed if suite.scenarios else None,
+        suite_fingerprint=suite_fingerprint(suite.scenarios),
+        suite_scenarios=len(suite.scenarios),
+    )
 
 
 def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -> _Suite:
@@ -126,7 +127,7 @@ def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -
 
     def check(suite: Suite, where: str) -> _Suite:
         found = _suite_meta(suite)
-        if expected is not None and found["suite_fingerprint"] != expected:
+        if expected is not None and found.suite_fingerprint != expected:
             raise SuiteError(
                 f"the suite at {where} is not the suite the log was run on (fingerprint "
                 "differs); pass that suite's folder with --suite DIR"
@@ -134,7 +135,7 @@ def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -
         missing = sorted(ids - {s.id for s in suite.scenarios})
         if missing:
             raise SuiteError(f"the suite at {where} lacks scenarios of the log: {missing[:5]}")
-        return _Suite(Path(found["suite_path"]), found)
+        return _Suite(Path(suite.root).resolve(), found)
 
     if given is not None:
         return check(load_suite(given), str(given))
@@ -142,7 +143,7 @@ def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -
         return check(load_suite(Path(recorded)), str(recorded))
     if spec in SUITES:  # a named suite whose folder is gone: built again, checked by fingerprint
         return check(load_suite(ensure_suite(spec, SUITE_CACHE)), f"{spec} (built again)")
-    meta = {"suite_fingerprint": expected} if expected is not None else {}
+    meta = RunMeta(suite_fingerprint=expected) if expected is not None else RunMeta()
     note = (
         f"the log's suite folder {recorded or '(not recorded)'} is gone; `causalverify freeze` "
         "will need --suite DIR (the suite the log was run on)"
@@ -150,56 +151,58 @@ def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -
     return _Suite(None, meta, note)
 
 
-def _meta(log: Any, log_path: Path, records: Sequence[CellRecord], suite: _Suite) -> dict[str, Any]:
+def _meta(log: Any, log_path: Path, records: Sequence[CellRecord], suite: _Suite) -> RunMeta:
     first = records[0]
     sample = _sample_meta(log)
-    mode = (
-        {"mode": {"name": "repair", "max_turns": int(sample.get("max_turns", 1))}}
+    # absent in single mode, as a native run records it
+    mode: dict[str, Any] = (
+        {"mode": RunMode(name="repair", max_turns=int(sample.get("max_turns", 1)))}
         if sample.get("mode") == "repair"
         else {}
     )
-    return {
-        "schema": META_SCHEMA,
-        "source": {"task": log.eval.task, "inspect_logs": [str(Path(log_path).resolve())]},
-        **suite.meta,
-        "models": sorted({r.key.model for r in records}),
-        "languages": sorted({r.key.language for r in records}),
-        "samples": 1 + max(r.key.sample for r in records),
-        "protocol": first.protocol,
-        "profile": first.scores.profile if first.scores else "default",
-        "tolerance": first.scores.tolerance if first.scores else 0.5,
-        "extractor": first.scores.extractor if first.scores else "deterministic",
-        "limits": None,
-        "unsafe": False,
+    return suite.meta.with_entries(
+        schema=META_SCHEMA,
+        source=ImportSource(task=log.eval.task, inspect_logs=[str(Path(log_path).resolve())]),
+        models=sorted({r.key.model for r in records}),
+        languages=sorted({r.key.language for r in records}),
+        samples=1 + max(r.key.sample for r in records),
+        protocol=first.protocol,
+        profile=first.scores.profile if first.scores else "default",
+        tolerance=first.scores.tolerance if first.scores else DEFAULT_TOLERANCE,
+        extractor=first.scores.extractor if first.scores else "deterministic",
+        limits=None,
+        unsafe=False,
         **mode,
-    }
+    )
 
 
 def _union(first: Sequence[str], then: Sequence[str]) -> list[str]:
     return [*first, *(x for x in then if x not in first)]
 
 
-def _joined(stored: dict[str, Any], new: dict[str, Any], out_dir: Path) -> dict[str, Any]:
+def _joined(stored: RunMeta, new: RunMeta, out_dir: Path) -> RunMeta:
     """The metadata of ``out_dir`` once the log's cells join the cells already there."""
-    source = stored.get("source")
-    if not isinstance(source, dict) or not ("inspect_logs" in source or "inspect_log" in source):
+    source = stored.source
+    if source is None or not source.is_inspect:
         raise StoreError(
             f"{out_dir} holds a run that was not imported from Inspect; import into a new folder"
         )
-    logs = list(source.get("inspect_logs") or [source["inspect_log"]])
-    for path in new["source"]["inspect_logs"]:
+    logs = list(source.inspect_logs or ([source.inspect_log] if source.inspect_log else []))
+    added = new.source.inspect_logs if new.source is not None else None
+    for path in added or []:
         if path not in logs:
             logs.append(path)
-    if stored.get("suite_path") and "suite_path" not in new:
-        new = {**new, "suite_path": stored["suite_path"]}  # found by an earlier import
-    joined = {
-        **new,
-        "source": {**source, "inspect_logs": logs},
-        "models": _union(stored.get("models", []), new["models"]),
-        "languages": _union(stored.get("languages", []), new["languages"]),
-        "samples": max(int(stored.get("samples", 1)), int(new["samples"])),
-    }
-    joined["source"].pop("inspect_log", None)
+    if stored.suite_path and new.suite_path is None:
+        new = new.with_entries(suite_path=stored.suite_path)  # found by an earlier import
+    # the stored source with every log in ``inspect_logs`` (an earlier single ``inspect_log``
+    # moves there)
+    kept = source.model_dump(mode="json", exclude_unset=True, exclude={"inspect_log"})
+    joined = new.with_entries(
+        source={**kept, "inspect_logs": logs},
+        models=_union(stored.models, new.models),
+        languages=_union(stored.languages, new.languages),
+        samples=max(stored.samples, new.samples),
+    )
     try:
         return merge_meta(stored, joined)
     except StoreError as exc:
@@ -224,8 +227,8 @@ def import_log(log_path: Path, out_dir: Path, *, suite_dir: Path | None = None) 
     suite = _locate_suite(log, records, suite_dir)
     new = _meta(log, log_path, records, suite)
     with writer_lock(out_dir), RunStore.open(out_dir, create=True) as store:
-        stored = store.meta()
-        meta = _joined(stored, new, out_dir) if stored else new
+        stored = read_meta(store.meta(), out_dir)
+        meta = _joined(stored, new, out_dir) if stored.recorded else new
         fresh, unchanged, clashes = [], 0, []
         for record in records:
             old = store.get_cell(record.key)
@@ -243,8 +246,8 @@ def import_log(log_path: Path, out_dir: Path, *, suite_dir: Path | None = None) 
                 f"{example}), imported from another log; a model's cells come from one log: "
                 "import this log into a new folder"
             )
-        store.put_cells(fresh, meta=meta)
-    path = Path(meta["suite_path"]) if meta.get("suite_path") else None
+        store.put_cells(fresh, meta=meta.stored())
+    path = Path(meta.suite_path) if meta.suite_path else None
     return Imported(out_dir, len(fresh), unchanged, path, "" if path else suite.note)
 
 

@@ -39,7 +39,13 @@ from causalverify.records.execution import (
     OutputOrigin,
 )
 from causalverify.records.manifest import Manifest
-from causalverify.records.run import DEFAULT_TOLERANCE, RUN_META_SCHEMA, RunMeta
+from causalverify.records.run import (
+    DEFAULT_TOLERANCE,
+    RUN_META_SCHEMA,
+    ImportSource,
+    RunMeta,
+    RunMode,
+)
 from causalverify.records.status import (
     AnswerStatus,
     answer_status,
@@ -70,12 +76,14 @@ __all__ = [
     "ExtractionRecord",
     "FitEntry",
     "FitTerm",
+    "ImportSource",
     "Limits",
     "Manifest",
     "Message",
     "ModelResponse",
     "OutputOrigin",
     "RunMeta",
+    "RunMode",
     "ScenarioBrief",
     "ScenarioFacts",
     "ScoreRecord",

@@ -39,6 +39,21 @@ class ModelOptionsMeta(_Entry):
     seed: int | None = None
 
 
+class ImportSource(_Entry):
+    """Where an imported run came from (``import-inspect``): the task and its logs."""
+
+    task: str | None = None
+    #: the logs whose cells the run holds, in the order they were imported
+    inspect_logs: list[str] | None = None
+    #: the one log of an import made before several logs could join a run
+    inspect_log: str | None = None
+
+    @property
+    def is_inspect(self) -> bool:
+        """Whether the run was imported from Inspect logs."""
+        return self.inspect_logs is not None or self.inspect_log is not None
+
+
 class RunMode(_Entry):
     """How cells were asked: one turn (``single``) or with feedback (``repair``)."""
 
@@ -63,7 +78,7 @@ class RunMeta(BaseModel):
     #: the metadata's version (:data:`RUN_META_SCHEMA`); None in a store that never ran
     schema_version: str | None = Field(default=None, alias="schema")
     #: where an imported run came from (``import-inspect``: the log and task)
-    source: dict[str, Any] | None = None
+    source: ImportSource | None = None
     #: the named suite the run used (``modern``, ...), when it was built by name
     suite: str | None = None
     suite_path: str | None = None
@@ -108,6 +123,15 @@ class RunMeta(BaseModel):
         """The keys this metadata was read from (or given), as JSON values, sorted."""
         data = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
         return dict(sorted(data.items()))
+
+    def with_entries(self, **entries: Any) -> RunMeta:
+        """A copy with top-level entries added or replaced (validated as the rest)."""
+        return RunMeta.of({**self.stored(), **entries})
+
+    @property
+    def recorded(self) -> bool:
+        """Whether the store recorded any metadata (a new store has none)."""
+        return bool(self.stored())
 
     def has(self, key: str) -> bool:
         """Whether the store recorded ``key`` (a default is not a recorded value)."""

@@ -3,40 +3,38 @@
 from __future__ import annotations
 
 import platform
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from causalverify import __version__
+from causalverify.records import RunMeta
 from causalverify.runner.meta import git_commit, package_versions
 from causalverify.sandbox import environment_manifest
 
 ENVIRONMENT_SCHEMA: Final = "causalverify-environment/1"
 
-#: run metadata keys that describe the environment of the run
-RUN_KEYS: Final[tuple[str, ...]] = (
-    "environment",
-    "git_commit",
-    "limits",
-    "package_versions",
-    "python",
-    "sandbox_policy",
-    "unsafe",
-)
 
-
-def build_environment(meta: Mapping[str, Any]) -> dict[str, Any]:
+def build_environment(meta: RunMeta) -> dict[str, Any]:
     """The content of ``ENVIRONMENT.json``.
 
     ``run`` is what the run store recorded when the run started (Python and package versions,
     R version and R packages seen by the sandbox, sandbox policy, limits, commit); ``freeze`` is
     the machine that wrote the release (Python, package versions, R via the environment
     manifest, operating system, commit). No timestamps, so freezing twice gives the same bytes.
+    A key the run did not record is null.
     """
     manifest = environment_manifest()
     return {
         "schema": ENVIRONMENT_SCHEMA,
-        "run": {key: meta.get(key) for key in RUN_KEYS},
+        "run": {
+            "environment": meta.environment,
+            "git_commit": meta.git_commit,
+            "limits": meta.limits,
+            "package_versions": meta.package_versions,
+            "python": meta.python,
+            "sandbox_policy": meta.sandbox_policy,
+            "unsafe": meta.unsafe if meta.has("unsafe") else None,
+        },
         "freeze": {
             "causalverify": __version__,
             "python": platform.python_version(),

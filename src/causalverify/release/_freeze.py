@@ -176,26 +176,26 @@ def _freeze_snapshot(
     progress: StepCallback | None,
 ) -> FreezeResult:
     tell(progress, "reading the cells")
-    meta, records = _read_run(run_dir)
-    suite = _find_suite(meta, suite_dir, records)
+    recorded, records = _read_run(run_dir)
+    suite = _find_suite(recorded, suite_dir, records)
     # No host paths, server address or user name leave this machine: the snapshot's metadata (which the exported
     # tables copy) and everything written from it use placeholders instead.
     replacements = host_replacements(origin, suite.root)
-    server = meta.get("base_url")
-    if isinstance(server, str) and server:  # an internal host name is not published either
+    server = recorded.base_url
+    if server:  # an internal host name is not published either
         replacements = [(server, SERVER), *replacements]
-    meta = scrub(meta, replacements)
+    meta = RunMeta.of(scrub(recorded.stored(), replacements))
     with RunStore.open(run_dir) as snapshot_store:
-        snapshot_store.set_meta(meta)
+        snapshot_store.set_meta(meta.stored())
     staging = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    frozen_meta = dict(meta, suite_path=SUITE_DIR)
+    frozen_meta = meta.with_entries(suite_path=SUITE_DIR)
     try:
         tell(progress, "copying the suite")
         _copy_suite(suite.root, staging / SUITE_DIR)
         tell(progress, "writing the cell records")
-        write_records(staging, records, limits=meta.get("limits"))
+        write_records(staging, records, limits=meta.limits)
         tell(progress, "exporting the tables")
         tables = export_tables(run_dir / STORE_FILE, staging)
         databases = {
@@ -214,7 +214,7 @@ def _freeze_snapshot(
         sheet = render_datasheet(
             name=name,
             license_id=license_id,
-            meta=RunMeta.of(meta),
+            meta=meta,
             scenarios=suite.scenarios,
             cells=frame,
             tables={
@@ -256,18 +256,18 @@ def _check_out(out_dir: Path, *, overwrite: bool) -> None:
     raise StoreError(f"{out_dir} exists and is not empty; choose a new release folder{hint}")
 
 
-def _read_run(run_dir: Path) -> tuple[dict[str, Any], list[CellRecord]]:
+def _read_run(run_dir: Path) -> tuple[RunMeta, list[CellRecord]]:
     with RunStore.open(run_dir) as store:
-        meta, records = store.meta(), list(store.iter_cells())
+        meta, records = store.run_meta(), list(store.iter_cells())
     if not records:
         raise StoreError(f"the run at {run_dir} holds no cells; nothing to freeze")
     return meta, records
 
 
-def _find_suite(meta: dict[str, Any], suite_dir: Path | None, records: Sequence[CellRecord]) -> Any:
-    where = suite_dir if suite_dir is not None else meta.get("suite_path")
+def _find_suite(meta: RunMeta, suite_dir: Path | None, records: Sequence[CellRecord]) -> Any:
+    where = suite_dir if suite_dir is not None else meta.suite_path
     if where is None:
-        imported = "inspect_logs" in (meta.get("source") or {})
+        imported = meta.source is not None and meta.source.inspect_logs is not None
         raise SuiteError(
             "the run records no suite folder"
             + (
@@ -282,7 +282,7 @@ def _find_suite(meta: dict[str, Any], suite_dir: Path | None, records: Sequence[
             f"the run's suite is not at {where}; pass the suite folder with --suite DIR"
         )
     suite = load_suite(Path(where))
-    expected = meta.get("suite_fingerprint")
+    expected = meta.suite_fingerprint
     if expected is not None and suite_fingerprint(suite.scenarios) != expected:
         raise SuiteError(
             f"the suite at {where} is not the suite this run used (fingerprint differs)"
@@ -342,7 +342,7 @@ def _write_report(root: Path, run_dir: Path, settings: ReportSettings) -> None:
 
 
 def _index(
-    meta: dict[str, Any],
+    meta: RunMeta,
     records: Sequence[CellRecord],
     settings: ReportSettings,
     tables: dict[str, dict[str, Any]],
@@ -354,7 +354,7 @@ def _index(
         "name": name,
         "license": license_id,
         "causalverify_version": __version__,
-        "run": meta,
+        "run": meta.stored(),
         "report": {
             "seed": settings.seed,
             "unit": settings.unit,

@@ -146,9 +146,9 @@ def unfreeze(release: Path, run_dir: Path, *, records: Iterable[CellRecord] | No
     with RunStore.open(run_dir, create=True) as store:
         if store.count_cells():
             raise StoreError(f"{run_dir} already holds a run; unfreeze into a new folder")
-        meta = source.meta()
-        meta["suite_path"] = str((source.root / SUITE_DIR).resolve())
-        store.put_cells(source.iter_cells() if records is None else records, meta=meta)
+        meta = source.run_meta().with_entries(suite_path=str((source.root / SUITE_DIR).resolve()))
+        cells = source.iter_cells() if records is None else records
+        store.put_cells(cells, meta=meta.stored())
     databases = {STORE_FILE: source.index.get("tables", {}), **source.index.get("databases", {})}
     for database, tables in databases.items():
         if database != STORE_FILE and database not in SIDE_DATABASES:

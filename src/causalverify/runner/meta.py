@@ -30,8 +30,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from pydantic import ValidationError
+
 from causalverify.errors import StoreError
-from causalverify.records import RUN_META_SCHEMA, Manifest, RunMeta
+from causalverify.records import RUN_META_SCHEMA, Manifest, RunMeta, RunMode
+from causalverify.records.run import ModelOptionsMeta
 
 if TYPE_CHECKING:
     from causalverify.runner.config import RunConfig
@@ -59,8 +62,6 @@ IDENTITY_KEYS: Final[tuple[str, ...]] = (
 )
 #: the value an identity key has in a store written before the key was recorded
 _BEFORE: Final[dict[str, Any]] = {"declare": False}
-#: metadata keys that may grow from run to run
-GROWING_KEYS: Final[tuple[str, ...]] = ("models", "languages")
 
 _PACKAGES: Final = (
     "causalverify",
@@ -92,55 +93,86 @@ def build_meta(
     scenarios: Sequence[Scenario],
     suite_root: Path,
     suite_name: str | None = None,
-) -> dict[str, Any]:
+    environment_changes: Sequence[str] | None = None,
+) -> RunMeta:
     """The metadata recorded at the start of a run (``suite_name``: the named suite it was built
-    as, e.g. ``modern``)."""
-    return {
-        "schema": META_SCHEMA,
-        **({"suite": suite_name} if suite_name else {}),
-        "suite_path": str(Path(suite_root).resolve()),
-        "suite_seed": scenarios[0].suite_seed if scenarios else None,
-        "suite_fingerprint": suite_fingerprint(scenarios),
-        "suite_scenarios": len(scenarios),
-        "models": list(config.models),
-        "languages": list(config.languages),
-        "samples": config.samples,
-        "protocol": config.protocol,
-        "profile": config.profile,
-        "tolerance": config.tolerance,
-        "extractor": config.extractor,
-        "judge_model": config.judge_model,
+    as, e.g. ``modern``; ``environment_changes``: what changed since a resumed run's environment
+    was recorded, recorded when given)."""
+    # keys recorded only when they hold something, so runs without them keep the metadata they
+    # always had: the suite's name, repair mode (absent in single mode), environment changes
+    optional: dict[str, Any] = {}
+    if suite_name:
+        optional["suite"] = suite_name
+    if config.mode == "repair":
+        optional["mode"] = RunMode(name="repair", max_turns=config.max_turns)
+    if environment_changes is not None:
+        optional["environment_changes"] = list(environment_changes)
+    return RunMeta(
+        schema=META_SCHEMA,
+        suite_path=str(Path(suite_root).resolve()),
+        suite_seed=scenarios[0].suite_seed if scenarios else None,
+        suite_fingerprint=suite_fingerprint(scenarios),
+        suite_scenarios=len(scenarios),
+        models=list(config.models),
+        languages=list(config.languages),
+        samples=config.samples,
+        protocol=config.protocol,
+        profile=config.profile,
+        tolerance=config.tolerance,
+        extractor=config.extractor,
+        judge_model=config.judge_model,
         # whether cells are asked to declare their estimate (the paper protocol never is)
-        "declare": config.declare and config.protocol == "default",
+        declare=config.declare and config.protocol == "default",
         # the options that change an answer (temperature, max_tokens, reasoning_effort; the
         # seed when set)
-        "model_options": config.access.options.cache_fields(),
-        "base_url": config.access.base_url,
-        "limits": dataclasses.asdict(config.limits),
-        "scoring_budget": dataclasses.asdict(config.scoring_budget),
-        "unsafe": config.unsafe,
-        # absent in single mode, so single-mode runs keep the metadata they always had
-        **(
-            {"mode": {"name": "repair", "max_turns": config.max_turns}}
-            if config.mode == "repair"
-            else {}
-        ),
-        "sandbox_policy": stages.sandbox_policy,
-        "environment": (
+        model_options=ModelOptionsMeta.model_validate(config.access.options.cache_fields()),
+        base_url=config.access.base_url,
+        limits=dataclasses.asdict(config.limits),
+        scoring_budget=dataclasses.asdict(config.scoring_budget),
+        unsafe=config.unsafe,
+        sandbox_policy=(dict(stages.sandbox_policy) if stages.sandbox_policy is not None else None),
+        environment=(
             stages.manifest.model_dump(mode="json") if stages.manifest is not None else None
         ),
-        "package_versions": package_versions(),
-        "python": platform.python_version(),
-        "git_commit": git_commit(Path(__file__).resolve().parent),
-        "command_line": list(config.command_line),
-    }
+        package_versions=package_versions(),
+        python=platform.python_version(),
+        git_commit=git_commit(Path(__file__).resolve().parent),
+        command_line=list(config.command_line),
+        **optional,
+    )
+
+
+def read_meta(stored: Mapping[str, Any], where: Path | str) -> RunMeta:
+    """The typed metadata of the store at ``where`` (``RunStore.meta()``).
+
+    Raises
+    ------
+    StoreError
+        If the store holds metadata that is not a run's (a malformed value).
+    """
+    try:
+        return RunMeta.of(stored)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        raise StoreError(
+            f"{where} holds metadata that is not a run's ({key}: {first['msg']}); use another "
+            "--out folder"
+        ) from None
+
+
+def _identity(meta: RunMeta) -> dict[str, Any]:
+    """The values of the identity keys as recorded (JSON); a key a store did not record counts
+    as the value stores had before it was recorded (None unless :data:`_BEFORE` names one)."""
+    recorded = meta.stored()
+    return {key: recorded[key] if key in recorded else _BEFORE.get(key) for key in IDENTITY_KEYS}
 
 
 def merge_meta(
-    stored: dict[str, Any],
-    new: dict[str, Any],
+    stored: RunMeta,
+    new: RunMeta,
     held: Mapping[str, Iterable[str]] | None = None,
-) -> dict[str, Any]:
+) -> RunMeta:
     """Check that ``new`` may reuse a store holding ``stored``; return the metadata to write.
 
     ``held`` maps ``"models"`` and ``"languages"`` to the values that have stored cells; a stored
@@ -151,23 +183,24 @@ def merge_meta(
     StoreError
         If an identity key differs, or models, languages or samples shrink.
     """
-    if not stored:
+    if not stored.recorded:
         return new
+    before, now = _identity(stored), _identity(new)
     problems = [
-        f"{key}: stored {_short(stored.get(key, _BEFORE.get(key)))}, "
-        f"now {_short(new.get(key, _BEFORE.get(key)))}"
+        f"{key}: stored {_short(before[key])}, now {_short(now[key])}"
         for key in IDENTITY_KEYS
-        if stored.get(key, _BEFORE.get(key)) != new.get(key, _BEFORE.get(key))
+        if before[key] != now[key]
     ]
-    for key in GROWING_KEYS:
+    for key, was, is_now in (
+        ("models", stored.models, new.models),
+        ("languages", stored.languages, new.languages),
+    ):
         keep = set(held[key]) if held is not None and key in held else None
-        missing = [
-            v for v in stored.get(key, []) if v not in new[key] and (keep is None or v in keep)
-        ]
+        missing = [v for v in was if v not in is_now and (keep is None or v in keep)]
         if missing:
             problems.append(f"{key}: the store also holds {', '.join(missing)}")
-    if int(stored.get("samples", 1)) > int(new["samples"]):
-        problems.append(f"samples: stored {stored.get('samples')}, now {new['samples']}")
+    if stored.samples > new.samples:
+        problems.append(f"samples: stored {stored.samples}, now {new.samples}")
     if problems:
         raise StoreError(
             "the run folder holds a different run configuration ("

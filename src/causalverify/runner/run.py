@@ -40,6 +40,7 @@ from causalverify.runner.meta import (
     build_meta,
     environment_changes,
     merge_meta,
+    read_meta,
     recorded_environment,
 )
 from causalverify.runner.repair import ends_conversation, feedback
@@ -123,24 +124,27 @@ def _run(
         stored_meta = store.meta()
         answered = holds_answers(stored)
         stages, changes = _pin_environment(stages, stored_meta if answered else {})
+        recorded = read_meta(stored_meta, config.out_dir)
         meta = build_meta(
             config,
             stages,
             suite.scenarios,
             suite.root,
             suite_name=getattr(suite, "meta", {}).get("suite"),
+            # recorded once the environment changed, and kept from then on
+            environment_changes=(
+                changes if changes or recorded.environment_changes is not None else None
+            ),
         )
-        if changes or "environment_changes" in stored_meta:
-            meta["environment_changes"] = changes
         try:
-            meta = merge_meta(stored_meta, meta, store.held_values())
+            meta = merge_meta(recorded, meta, store.held_values())
         except StoreError:
             if answered:
                 raise
             # no cell has an answer: nothing to protect, the corrected settings start afresh
             store.delete_cells()
             stored = {}
-        store.set_meta(meta)
+        store.set_meta(meta.stored())
         by_tuple = {k.as_tuple(): k for k in keys}
         ledger = Ledger(list(by_tuple), stored, task="cells", progress=progress)
         todo = [by_tuple[k] for k in ledger.todo]

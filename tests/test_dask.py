@@ -16,7 +16,7 @@ from causalverify.errors import SandboxUnavailableError
 from causalverify.models import ModelAccess
 from causalverify.runner import RunConfig, run_benchmark
 from causalverify.runner.summary import ProgressEvent
-from causalverify.sandbox.dask import DaskSandbox
+from causalverify.sandbox.dask import LOOPBACK_ANY_PORT, DaskSandbox
 from causalverify.store import RunStore, stable_view
 from run_e2e_helpers import PanelRun
 
@@ -64,7 +64,11 @@ def test_a_worker_killed_mid_run_loses_no_cell(
 
     config, expected = local_run
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=LOOPBACK_ANY_PORT,
     ) as cluster:
         probe = DaskSandbox(scheduler=cluster.scheduler_address)
         pids = probe.worker_pids()
@@ -99,7 +103,7 @@ def test_a_worker_without_a_sandbox_refuses() -> None:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=LOOPBACK_ANY_PORT,
             env={"PATH": "/nonexistent"},
         ) as cluster,
         pytest.raises(SandboxUnavailableError, match="refuse"),
@@ -113,3 +117,27 @@ def test_dask_settings_are_checked(local_run: tuple[RunConfig, list[object]]) ->
         dataclasses.replace(config, scheduler="tcp://127.0.0.1:1")
     with pytest.raises(ValueError, match="executor"):
         dataclasses.replace(config, executor="ray")  # type: ignore[arg-type]
+
+
+def test_a_local_cluster_starts_while_the_default_dashboard_port_is_taken() -> None:
+    # another program (or another run's cluster) holds 8787 on every interface: the local
+    # cluster's HTTP server must go to a free loopback port, without a warning
+    import socket
+    import warnings
+
+    with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            taken.bind(("0.0.0.0", 8787))
+        except OSError:
+            pass  # something already holds it, which is the case under test
+        else:
+            taken.listen()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            box = DaskSandbox(workers=1)
+        try:
+            link = box.client.dashboard_link
+            assert link.startswith("http://127.0.0.1:") and ":8787" not in link, link
+        finally:
+            box.close()

@@ -79,6 +79,10 @@ def _connect(client_class: Any, scheduler: str) -> Any:
         raise unreachable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
 
 
+#: where a local cluster's scheduler serves HTTP: loopback only, a port the system picks
+LOOPBACK_ANY_PORT = "127.0.0.1:0"
+
+
 class DaskSandbox:
     """Runs scripts on Dask workers (see the module docstring).
 
@@ -112,7 +116,10 @@ class DaskSandbox:
                 threads_per_worker=1,
                 processes=True,
                 host="127.0.0.1",
-                dashboard_address=None,
+                # the scheduler serves HTTP even without a dashboard, by default on every
+                # interface at port 8787: keep it on loopback, at a free port, so two local runs
+                # do not compete for one port
+                dashboard_address=LOOPBACK_ANY_PORT,
             )
             self.client = Client(self._cluster)
         else:

@@ -24,6 +24,7 @@ from causalverify.reference import write_response
 from causalverify.scenarios.dgp import COLUMNS, generate
 from causalverify.scenarios.modern import naive_answer
 from causalverify.scenarios.text import render_text
+from causalverify.scoring import conversions_for
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -126,3 +127,28 @@ def test_no_dispatch_falls_back_to_another_family() -> None:
         render_text(unknown, {}, ordinal=0, suite_seed=0)  # type: ignore[arg-type]
     with pytest.raises(KeyError):
         generate(unknown, {}, 0.1, np.random.default_rng(0))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_scales_an_estimate_may_be_reported_on_are_the_designs(family: Family) -> None:
+    """Scoring accepts the scales the design names (the event study's cumulative multiples),
+    and only k = 1 for a design whose estimate has one scale."""
+    scales = DESIGNS[family].scales
+    paper = conversions_for(family, "paper", {"per_day": 1, "cumulative_0_10": 11})
+    default = conversions_for(family, "default", {})
+    if scales is None:
+        assert paper == default == [(None, 1)]
+        return
+    assert paper == [(f"k={k}", k) for k in scales.multiples]
+    assert default == sorted(scales.default.items())
+    text = DESIGNS[family].render_text(
+        dict(DESIGNS[family].groups[0].params), ordinal=0, suite_seed=0
+    )
+    assert set(text.conversions.values()) <= set(scales.multiples)
+
+
+def test_the_event_study_is_reported_per_day_or_cumulated_over_up_to_11_days() -> None:
+    scales = DESIGNS["event_study"].scales
+    assert scales is not None and scales.event_windows
+    assert scales.multiples == tuple(range(1, 12)) and dict(scales.default) == {"per_day": 1}
+    assert [f for f in FAMILIES if DESIGNS[f].scales is not None] == ["event_study"]

@@ -47,6 +47,23 @@ class ScenarioText:
     conversions: dict[str, int]
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReportedScales:
+    """The scales besides its own on which a design's estimate may be reported: an event
+    study's per-day effect is also reported cumulated over k days of its event window."""
+
+    #: the multiples of the estimate a reported figure may be (1 is the estimate itself): all
+    #: of them are accepted under profile ``paper`` (named ``k=<k>``), and extraction takes a
+    #: figure that is one of them times another printed figure for the same estimate
+    multiples: tuple[int, ...]
+    #: the scales accepted under profile ``default`` when a scenario declares none (name ->
+    #: multiple); a scenario of the design declares its own (``Scenario.conversions``)
+    default: Mapping[str, int]
+    #: whether figures are reported over windows of the design's time axis (``CAR[-10,-2]``),
+    #: so that a window ending before the event marks a placebo
+    event_windows: bool
+
+
 @dataclass(frozen=True)
 class CodeHints:
     """Variable names read off the script: aliases of the effect term and IV variables."""
@@ -163,6 +180,9 @@ class Design:
         Words in a printed label or heading that name the family's effect.
     label_bad : re.Pattern
         Words in a printed label or heading that name another quantity of the design.
+    scales : ReportedScales or None
+        The other scales the estimate may be reported on (the event study's cumulative
+        effects); ``None`` for a design whose estimate has one scale.
     judge_target : str
         The quantity the optional model judge is asked to read off the output, as the end of
         the sentence "The quantity wanted is ..." of its prompt.
@@ -191,6 +211,7 @@ class Design:
     discontinuity: Literal["sharp", "fuzzy"] | None
     label_good: re.Pattern[str]
     label_bad: re.Pattern[str]
+    scales: ReportedScales | None
     judge_target: str
 
 

@@ -42,6 +42,7 @@ _OPTIONAL: Final[dict[str, tuple[Family, ...]]] = {
     "effect_alias": (),
     "discontinuity": (),
     "inference": (),
+    "scales": (),
 }
 
 
@@ -50,7 +51,7 @@ def check_design(design: Design) -> None:
 
     A piece is missing when it is ``None`` or empty, except the optional pieces (``naive_answer``
     and ``analyses`` for the designs whose textbook regression is the canonical, ``effect_alias``,
-    ``discontinuity``, ``inference``). The layout must hold the canonical's columns.
+    ``discontinuity``, ``inference``, ``scales``). The layout must hold the canonical's columns.
     """
     for f in fields(design):
         value = getattr(design, f.name)

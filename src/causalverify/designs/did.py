@@ -510,6 +510,7 @@ DESIGN: Final[Design] = Design(
     label_bad=re.compile(
         r"coef\w* (on|for|of) (treated|post)\s*$|pre[- ]?period|simple diff|pooled"
     ),
+    scales=None,
     judge_target=(
         "the difference-in-differences effect: the coefficient on the treated x post interaction"
     ),

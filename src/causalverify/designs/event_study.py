@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 import numpy as np
@@ -20,6 +21,7 @@ from causalverify.designs._base import (
     Design,
     GridGroup,
     Params,
+    ReportedScales,
     ScenarioText,
     Stated,
     dictionary,
@@ -41,6 +43,9 @@ METHOD: Final[str] = "pooled OLS ret ~ 1 + mkt_ret + 1{event_day>=0}; SE cluster
 #: Event days of every stock (inclusive) and the first day the effect is present.
 EVENT_WINDOW: Final[tuple[int, int]] = (-10, 10)
 EFFECT_START: Final[int] = 0
+#: The multiples of the per-day effect a reported figure may be: a cumulative effect over k of
+#: the effect window's days (the published rule accepts k = 1..11).
+MULTIPLES: Final[tuple[int, ...]] = tuple(range(1, EVENT_WINDOW[1] - EFFECT_START + 2))
 #: Reported-effect scales an event-study scenario declares acceptable.
 CONVERSIONS: Final[dict[str, int]] = {
     "per_day": 1,
@@ -444,6 +449,11 @@ DESIGN: Final[Design] = Design(
         r"\b(market|mkt)\b(?![- ](model|adjusted))|\balpha\b|\bbeta\b(?!_?hat)|pre[- ]?event|estimation window"
         r"|(?<![>=] )\bday[- ]?0\b|day zero|(on|at) the event day|event[- ]day (effect|ar|abnormal)"
         r"|\bar\s*\(0\)|ar\[0\]|\bt\s*=\s*0\b(?!\s*,)"
+    ),
+    scales=ReportedScales(
+        multiples=MULTIPLES,
+        default=MappingProxyType({"per_day": 1}),
+        event_windows=True,
     ),
     judge_target=(
         "the event effect on returns (the post-event abnormal return the script reports)"

@@ -523,6 +523,7 @@ DESIGN: Final[Design] = Design(
     label_bad=re.compile(
         r"sharp|first[- ]stage|reduced[- ]form|intent|\bitt\b|take[- ]?up (jump|rate)|\bols\b"
     ),
+    scales=None,
     judge_target=(
         "the fuzzy regression-discontinuity effect of taking part: the jump in the outcome at "
         "the cutoff divided by the jump in take-up (the local two-stage least squares or Wald "

@@ -437,5 +437,6 @@ DESIGN: Final[Design] = Design(
     discontinuity=None,
     label_good=re.compile(r"\biv\b|2sls|tsls|instrument|\blate\b|wald|second[- ]stage"),
     label_bad=re.compile(r"\bols\b(?!.*(2sls|iv\b))|naive|first[- ]stage|reduced[- ]form|\bof z\b"),
+    scales=None,
     judge_target="the instrumental-variables (second-stage) effect of the endogenous regressor",
 )

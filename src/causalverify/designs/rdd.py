@@ -445,5 +445,6 @@ DESIGN: Final[Design] = Design(
     discontinuity="sharp",
     label_good=re.compile(r"\brdd?\b|discontinuity|jump|at (the )?(cutoff|threshold)|local"),
     label_bad=re.compile(r"slope|global|polynomial|quadratic|running|placebo cutoff"),
+    scales=None,
     judge_target="the regression-discontinuity effect: the jump in the outcome at the cutoff",
 )

@@ -609,6 +609,7 @@ DESIGN: Final[Design] = Design(
     discontinuity=None,
     label_good=re.compile(r"\batt\b|overall|aggregate|average (treatment )?effect"),
     label_bad=re.compile(r"pre[- ]?period|placebo|\bpre\b|static|\btwfe\b"),
+    scales=None,
     judge_target=(
         "the staggered-adoption average effect on the treated: the cohorts' effects in each "
         "period from their adoption on, averaged over every adopting unit-period (each counted "

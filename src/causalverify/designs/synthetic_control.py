@@ -473,6 +473,7 @@ DESIGN: Final[Design] = Design(
     discontinuity=None,
     label_good=re.compile(r"\batt\b|post[- ]?period|average (post )?gap|effect"),
     label_bad=re.compile(r"pre[- ]?period|placebo|rmspe|\bweight"),
+    scales=None,
     judge_target=(
         "the synthetic-control effect: the average post-period gap between the treated unit "
         "and its synthetic control (donors weighted to match its pre-period outcome), not the "

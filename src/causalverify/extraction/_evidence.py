@@ -117,9 +117,11 @@ def _last_clause(label: str) -> str:
 
 
 def _window_evidence(cand: Candidate, text: str, family: Family) -> None:
-    """An event window that ends before the event is a placebo (``CAR[-10,-2]``)."""
+    """An event window that ends before the event is a placebo (``CAR[-10,-2]``), for the
+    designs reported over event windows."""
+    reported = DESIGNS[family].scales
     window = _WINDOW.search(text)
-    if family == "event_study" and window and int(window.group(2)) < 0:
+    if reported is not None and reported.event_windows and window and int(window.group(2)) < 0:
         cand.add(-3.0, f"the window {window.group(0)} lies before the event (a placebo)")
 
 

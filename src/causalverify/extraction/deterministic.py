@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from causalverify.designs import DESIGNS
 from causalverify.extraction._code import CodeLines, FitSites, Origins
 from causalverify.extraction._constants import code_constants
 from causalverify.extraction._evidence import (
@@ -299,12 +300,15 @@ def _half_unit(p: Printed) -> float:
 
 
 def _same(a: Candidate, b: Candidate, family: Family) -> bool:
-    """The two print one estimate: equal beyond rounding, or (event studies) a cumulative
-    effect over k = 2..11 days and the per-day one, both printed with 3 significant digits."""
+    """The two print one estimate: equal beyond rounding, or (designs reported on several
+    scales) a cumulative effect, one of the design's multiples k > 1 of the other (k = 2..11
+    days for event studies), labelled as cumulative, and the per-period one, both printed with
+    3 significant digits."""
     tol = _half_unit(a.printed) + _half_unit(b.printed) + 1e-12 * max(1.0, abs(a.value))
     if abs(a.value - b.value) <= tol:
         return True
-    if family != "event_study" or min(a.printed.significant, b.printed.significant) < 3:
+    reported = DESIGNS[family].scales
+    if reported is None or min(a.printed.significant, b.printed.significant) < 3:
         return False
     small, large = sorted((a, b), key=lambda c: abs(c.value))
     if small.value == 0 or (small.value > 0) != (large.value > 0):
@@ -314,7 +318,7 @@ def _same(a: Candidate, b: Candidate, family: Family) -> bool:
         return False
     k = round(large.value / small.value)
     tol = _half_unit(large.printed) + k * _half_unit(small.printed)
-    return 2 <= k <= 11 and abs(large.value - k * small.value) <= tol
+    return k > 1 and k in reported.multiples and abs(large.value - k * small.value) <= tol
 
 
 def _eligible(c: Candidate) -> bool:

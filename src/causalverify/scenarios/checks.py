@@ -221,8 +221,11 @@ def check_scenario(scenario: Scenario, data: pd.DataFrame) -> list[str]:
     out = _check_words(scenario) + _check_columns(scenario, data)
     if tuple(data.columns) == COLUMNS[scenario.family]:
         out += DESIGNS[scenario.family].check(scenario, data)
-    if scenario.family != "event_study" and scenario.conversions:
-        out.append(f"{scenario.id}: only event-study scenarios declare conversions")
+    if DESIGNS[scenario.family].scales is None and scenario.conversions:
+        out.append(
+            f"{scenario.id}: only scenarios of a design reported on several scales (event "
+            "studies) declare conversions"
+        )
     if scenario.data_file != f"data/{scenario.id}.csv":
         out.append(f"{scenario.id}: data_file is {scenario.data_file!r}, not data/<id>.csv")
     if not usable_canonical(scenario.canonical.estimate, scenario.beta):

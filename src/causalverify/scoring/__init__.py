@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from causalverify.records import pre_scoring_status
 from causalverify.scoring._layers import (
-    PAPER_MULTIPLES,
     UNSCOREABLE_BELOW,
     Extractor,
     Match,
@@ -28,7 +27,6 @@ from causalverify.scoring._rescore import (
 
 __all__ = [
     "MAX_FIT_TERMS",
-    "PAPER_MULTIPLES",
     "SCORING_STAGE",
     "UNSCOREABLE_BELOW",
     "Extractor",

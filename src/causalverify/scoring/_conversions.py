@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from causalverify.designs import DESIGNS
 from causalverify.extraction import cumulative_label, printed_unit
 from causalverify.records import CellRecord, ExtractionRecord
 
@@ -29,7 +30,9 @@ def scale_of(conversion: str | None, declared: Mapping[str, int]) -> float:
 def needs_label(record: CellRecord) -> bool:
     """Whether the cell's scenario declares a cumulative scale (one that applies only to a
     figure labelled as cumulative)."""
-    return record.family == "event_study" and any(k != 1 for k in record.conversions.values())
+    return DESIGNS[record.family].scales is not None and any(
+        k != 1 for k in record.conversions.values()
+    )
 
 
 def is_labelled(record: CellRecord, value: float, line: int | None) -> bool:

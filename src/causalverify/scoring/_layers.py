@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from causalverify.designs import DESIGNS
 from causalverify.families import Family
 
 Profile = Literal["paper", "default"]
@@ -14,9 +15,6 @@ Extractor = Literal["deterministic", "judge", "both"]
 UNSCOREABLE_BELOW: Final = 1e-9
 #: slack on the inclusive tolerance so that a relative error of exactly tau passes despite rounding
 TOLERANCE_SLACK: Final = 1e-12
-#: the published rule: an event-study estimate may be any k = 1..11 multiple of the per-day effect
-PAPER_MULTIPLES: Final = tuple(range(1, 12))
-DEFAULT_CONVERSIONS: Final = {"per_day": 1}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,18 +34,21 @@ def conversions_for(
 ) -> list[tuple[str | None, int]]:
     """The accepted (name, multiple) scales, in tie-breaking order.
 
-    Non-event-study families accept k = 1 only. Event studies accept k = 1..11 under ``paper``
-    (named ``k=<k>``, labelled or not, as published) and only the scenario's declared
-    conversions under ``default`` (per-day when the scenario declares none); a declared
+    A design whose estimate has one scale accepts k = 1 only. A design reported on several
+    (the event study's cumulative effects, its :class:`~causalverify.designs.ReportedScales`)
+    accepts each of its multiples under ``paper`` (named ``k=<k>``, labelled or not, as
+    published: k = 1..11 for event studies) and only the scenario's declared conversions under
+    ``default`` (the design's default, per-day, when the scenario declares none); a declared
     cumulative scale (k > 1) only for a figure ``labelled`` as cumulative, as the prompt says.
     """
-    if family != "event_study":
+    reported = DESIGNS[family].scales
+    if reported is None:
         return [(None, 1)]
     if profile == "paper":
-        return [(f"k={k}", k) for k in PAPER_MULTIPLES]
-    scales = declared or DEFAULT_CONVERSIONS
+        return [(f"k={k}", k) for k in reported.multiples]
+    scales = declared or reported.default
     if not labelled:
-        scales = {name: k for name, k in scales.items() if k == 1} or DEFAULT_CONVERSIONS
+        scales = {name: k for name, k in scales.items() if k == 1} or reported.default
     return sorted(scales.items(), key=lambda item: (item[1], item[0]))
 
 

@@ -346,3 +346,25 @@ def test_freeze_and_verify_report_every_step_and_verify_takes_a_limit(
     assert done.exit_code == 0, done.output
     data = json.loads(done.output)
     assert data["ok"] is True and data["cells"] == 16 and data["reexecution"] is None
+
+
+def test_a_run_rescored_with_other_settings_freezes_into_a_release_that_verifies(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    # `score --profile paper --tolerance 0.25` rescored the cells: verify must rescore them the
+    # same way (the settings recorded under `rescored`), not with the run's own
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    runner = CliRunner()
+    scored = runner.invoke(main, ["score", str(copy), "--profile", "paper", "--tolerance", "0.25"])
+    assert scored.exit_code == 0, scored.output
+    frozen = runner.invoke(main, ["freeze", str(copy), "--out", str(tmp_path / "rel")])
+    assert frozen.exit_code == 0, frozen.output
+    index = json.loads((tmp_path / "rel" / "release.json").read_text())
+    assert index["run"]["rescored"] == {
+        "profile": "paper",
+        "tolerance": 0.25,
+        "extractor": "deterministic",
+    }
+    report = verify_release(tmp_path / "rel")
+    assert report.ok, report.problems

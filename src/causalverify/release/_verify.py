@@ -92,7 +92,8 @@ def verify_release(
     1. Every file against ``SHA256SUMS`` (a changed, missing or extra file is named), and the
        digest of ``SHA256SUMS`` against ``expected_digest`` when given.
     2. Every rendered prompt against its ``prompt_sha256``.
-    3. Every cell rescored from its stored code and stdout with the run's scoring settings: the
+    3. Every cell rescored from its stored code and stdout with the scoring settings of its stored
+       scores (the run's own, or those of the last `causalverify score` that changed them): the
        statuses and scores must equal the stored ones, and ``scores.csv`` and the report's
        ``summary.json``, ``cells.csv`` and ``leaderboard.md`` recomputed from the rescored cells
        must be byte-identical to the frozen files (skipped when ``rescore`` is false).
@@ -174,8 +175,16 @@ def _check_rescoring(
     store as ``causalverify report`` does, and compare cells and files with the frozen ones."""
     meta = RunMeta.of(index.get("run", {}))
     settings = index.get("report", {})
+    # the settings the stored scores were made with: the last `causalverify score`'s, if it
+    # rescored the run with others than its own
+    scoring = meta.rescored or meta
     rescored = [
-        rescore(record, profile=meta.profile, tolerance=meta.tolerance, extractor=meta.extractor)
+        rescore(
+            record,
+            profile=scoring.profile,
+            tolerance=scoring.tolerance,
+            extractor=scoring.extractor,
+        )
         for record in records
     ]
     problems = _compare_cells(records, rescored)

@@ -59,12 +59,12 @@ typecheck:
 # one pytest worker per CPU (pytest-xdist); TEST_WORKERS=0 runs in one process
 TEST_WORKERS ?= logical
 unit:
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 # The inner loop: the tests not marked slow (no reference-panel runs, Dask, browser, kill -9 or
 # unprivileged reruns), on what `make setup` installed. `make test` still runs everything.
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup -m "not slow"
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache .hypothesis

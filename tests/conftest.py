@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -63,6 +63,29 @@ def sandbox(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     return box
 
 
+# -- one worker per CPU -------------------------------------------------------------------------
+#
+# ``make test`` spreads the tests over one pytest-xdist worker per CPU. A module's tests stay on
+# one worker, so its module-scoped fixtures (a warm interpreter, a built suite, a replayed
+# development set) are made once; the modules below hold long, independent tests, each of which
+# may go to any worker. (pytest-xdist's ``loadgroup`` marks have no effect under pytest 9, so the
+# unit of distribution is chosen here, from the test's id alone.)
+
+SPREAD_MODULES = frozenset({"tests/test_sandbox_unprivileged.py"})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return nodeid if module in SPREAD_MODULES else module
+
+    return ByModule(config, log)
+
+
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` selects: the marks below must count
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     keep, drop = [], []
@@ -71,18 +94,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         shared = SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         if shared:
             item.add_marker(pytest.mark.slow)
-        # ``make test`` spreads the tests over one worker per CPU (pytest-xdist, --dist
-        # loadgroup): a module stays on one worker, so its module-scoped fixtures (a warm
-        # interpreter, a built suite) are made once, and every test that reads the reference
-        # panel's run shares one worker, so the 64-cell run is made once per session.
-        # A test marked ``spread`` is long and independent of its neighbours: it may go anywhere.
-        if shared:
-            group = "reference-panel"
-        elif item.get_closest_marker("spread"):
-            group = item.nodeid
-        else:
-            group = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
         if params.get("sandbox") == "cold" and params.get("language") != "r":
             item.add_marker(pytest.mark.slow)  # cold Python: see SANDBOX_MODES
         if params.get("sandbox") == "warm" and params.get("language") == "r":

@@ -12,6 +12,8 @@ adds and changes nothing, and runs that differ write to folders of their own.
 from __future__ import annotations
 
 import functools
+import os
+import pickle
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from filelock import FileLock
 
 from causalverify.models import ModelAccess
 from causalverify.runner import RunConfig, RunSummary, run_benchmark
@@ -66,21 +69,33 @@ def _finish(config: RunConfig) -> PanelRun:
 @functools.cache
 def smoke_suite(root: Path) -> Path:
     """The smoke suite (one scenario per family), built once under ``root``."""
-    build_suite(root / "suite", suite="smoke")
+    with FileLock(root / "suite.lock"):
+        if not (root / "suite.done").exists():
+            build_suite(root / "suite", suite="smoke")
+            (root / "suite.done").touch()
     return root / "suite"
 
 
 @functools.cache
 def reference_panel(root: Path) -> PanelRun:
-    """All eight reference agents, in R and Python, on the smoke suite (64 cells)."""
-    return _finish(
-        RunConfig(
-            suite_dir=smoke_suite(root),
-            out_dir=root / "panel",
-            workers=2,
-            access=ModelAccess(cache_path=root / "cache.sqlite"),
+    """All eight reference agents, in R and Python, on the smoke suite (64 cells).
+
+    Made once under ``root``, whichever test worker asks first; the others read what it kept."""
+    kept = root / "panel.pickle"
+    with FileLock(root / "panel.lock"):
+        if kept.exists():
+            panel: PanelRun = pickle.loads(kept.read_bytes())
+            return panel
+        panel = _finish(
+            RunConfig(
+                suite_dir=smoke_suite(root),
+                out_dir=root / "panel",
+                workers=2,
+                access=ModelAccess(cache_path=root / "cache.sqlite"),
+            )
         )
-    )
+        kept.write_bytes(pickle.dumps(panel))
+        return panel
 
 
 def only_language(run: PanelRun, language: str) -> tuple[CellRecord, ...]:
@@ -89,7 +104,10 @@ def only_language(run: PanelRun, language: str) -> tuple[CellRecord, ...]:
 
 
 def shared_root(factory: pytest.TempPathFactory) -> Path:
-    """A folder shared by every test of the session."""
-    root = factory.getbasetemp() / "reference-panel"
+    """A folder shared by every test of the session (by all its workers, under pytest-xdist)."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the workers' folders share this one
+    root = base / "reference-panel"
     root.mkdir(exist_ok=True)
     return root

@@ -70,7 +70,6 @@ def _opening_script(needed: list[Path], staging: Path) -> list[str]:
     shutil.which("unshare") is None or shutil.which("setpriv") is None,
     reason="util-linux's unshare and setpriv are needed to drop to an unprivileged user",
 )
-@pytest.mark.spread
 @pytest.mark.parametrize("name", FILES)
 def test_attack_tests_hold_for_an_unprivileged_user(name: str) -> None:
     # pytest's own temporary folders are private to root: work in fresh folders of the temp dir

@@ -29,7 +29,7 @@ from typing import Any
 from inspect_ai.log import read_eval_log
 
 from causalverify.errors import StoreError, SuiteError
-from causalverify.inspect_eval.task import SUITE_CACHE
+from causalverify.inspect_eval import task
 from causalverify.records import DEFAULT_TOLERANCE, CellRecord, ImportSource, RunMeta, RunMode
 from causalverify.runner.meta import META_SCHEMA, merge_meta, read_meta, suite_fingerprint
 from causalverify.runner.suite import ensure_suite
@@ -142,7 +142,7 @@ def _locate_suite(log: Any, records: Sequence[CellRecord], given: Path | None) -
     if recorded and (Path(recorded) / "suite.json").is_file():
         return check(load_suite(Path(recorded)), str(recorded))
     if spec in SUITES:  # a named suite whose folder is gone: built again, checked by fingerprint
-        return check(load_suite(ensure_suite(spec, SUITE_CACHE)), f"{spec} (built again)")
+        return check(load_suite(ensure_suite(spec, task.SUITE_CACHE)), f"{spec} (built again)")
     meta = RunMeta(suite_fingerprint=expected) if expected is not None else RunMeta()
     note = (
         f"the log's suite folder {recorded or '(not recorded)'} is gone; `causalverify freeze` "

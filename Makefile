@@ -59,7 +59,7 @@ typecheck:
 # one pytest worker per CPU (pytest-xdist); TEST_WORKERS=0 runs in one process
 TEST_WORKERS ?= logical
 unit:
-	$(BIN)/pytest -n $(TEST_WORKERS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --durations=10
 
 # The inner loop: the tests not marked slow (no reference-panel runs, Dask, browser, kill -9 or
 # unprivileged reruns), on what `make setup` installed. `make test` still runs everything.

@@ -72,11 +72,33 @@ def sandbox(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 # unit of distribution is chosen here, from the test's id alone.)
 
 SPREAD_MODULES = frozenset({"tests/test_sandbox_unprivileged.py"})
+#: the longest modules, longest first (``pytest --durations``): the workers take them first, so
+#: that neither ends the run alone with a long one. The first builds the reference panel's run,
+#: which the later ones that read it then find made.
+LONG_MODULES = (
+    "tests/test_dask.py",
+    "tests/test_ruler_devset.py",
+    "tests/test_fitlog_golden.py",
+    "tests/test_reference_gold.py",
+    "tests/test_sandbox_unprivileged.py",
+    "tests/test_fitlog.py",
+    "tests/test_release.py",
+    "tests/test_sandbox_warm.py",
+    "tests/test_reference_exec.py",
+    "tests/test_outputs_golden.py",
+    "tests/test_repair.py",
+    "tests/test_modern.py",
+    "tests/test_resume.py",
+    "tests/test_sandbox_adversarial.py",
+    "tests/test_inspect_cli.py",
+)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # keep the order below, not the number of tests
 
     class ByModule(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -88,6 +110,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` selects: the marks below must count
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    missing = [m for m in LONG_MODULES if not (config.rootpath / m).is_file()]
+    if missing:
+        raise pytest.UsageError(f"LONG_MODULES in tests/conftest.py names no file: {missing}")
+    rank = {module: n for n, module in enumerate(LONG_MODULES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
     keep, drop = [], []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})

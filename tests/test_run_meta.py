@@ -102,3 +102,17 @@ def test_metadata_that_is_not_a_runs_is_refused_naming_the_folder(tmp_path: Path
     with pytest.raises(StoreError, match=r"run holds metadata that is not a run's \(.*tolerance"):
         read_meta({**STORED, "tolerance": "half"}, tmp_path / "run")
     assert read_meta(STORED, tmp_path).stored() == dict(sorted(STORED.items()))
+
+
+def test_the_scoring_settings_are_those_the_stored_scores_were_made_with() -> None:
+    own = RunMeta.of({"profile": "default", "tolerance": 0.5, "extractor": "deterministic"})
+    assert (own.scoring.profile, own.scoring.tolerance) == ("default", 0.5)
+    rescored = RunMeta.of(
+        {
+            "profile": "default",
+            "tolerance": 0.5,
+            "extractor": "deterministic",
+            "rescored": {"profile": "paper", "tolerance": 0.25, "extractor": "deterministic"},
+        }
+    )
+    assert (rescored.scoring.profile, rescored.scoring.tolerance) == ("paper", 0.25)

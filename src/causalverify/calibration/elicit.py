@@ -289,7 +289,7 @@ def calibrate_run(
         if ledger.todo:
             suite = _load_suite(meta, config.suite_dir)
             todo = [by_key[k] for k in ledger.todo]
-            tasks = _tasks(todo, suite, config.protocol, meta.tolerance)
+            tasks = _tasks(todo, suite, config.protocol, meta.scoring.tolerance)
         factory = make_provider or (access.factory() if ledger.todo else None)
         _elicit_all(store, ledger, tasks, factory, access, config.protocol)
     return CalibrationSummary(

@@ -52,7 +52,7 @@ def agree(run_dir: Path, sheet: Path, as_json: bool) -> None:
     with RunStore.open(run_dir) as store:
         meta = store.run_meta()
         records = list(store.iter_cells())
-    profile, tolerance = meta.profile, meta.tolerance
+    profile, tolerance = meta.scoring.profile, meta.scoring.tolerance
     try:
         result = agreement(records, human, profile=profile, tolerance=tolerance)
     except ValueError as exc:

@@ -138,6 +138,15 @@ class RunMeta(BaseModel):
         return key in self.stored()
 
     @property
+    def scoring(self) -> ScoringSettings:
+        """The settings the stored scores were made with: those of the last ``causalverify
+        score`` that changed them (``rescored``), else the run's own."""
+        own = ScoringSettings(
+            profile=self.profile, tolerance=self.tolerance, extractor=self.extractor
+        )
+        return self.rescored or own
+
+    @property
     def is_repair(self) -> bool:
         """Whether the run asked its cells in repair mode."""
         return self.mode is not None and self.mode.name == "repair"

@@ -110,8 +110,8 @@ def _collection(meta: RunMeta) -> str:
   {options.max_tokens}, reasoning effort {options.reasoning_effort}.
 - Code ran in the sandbox (unsafe mode: {meta.unsafe}) under the limits in
   `ENVIRONMENT.json`; R and Python package versions are recorded there too.
-- Scoring: profile `{meta.profile}`, tolerance {meta.tolerance}, extractor
-  `{meta.extractor}` (judge model: {meta.judge_model}).
+- Scoring: profile `{meta.scoring.profile}`, tolerance {meta.scoring.tolerance}, extractor
+  `{meta.scoring.extractor}` (judge model: {meta.judge_model}).
 - Files: `suite/` (scenarios, CSVs, canonical estimates), `records/` (prompts, raw responses,
   executions, extractions and judge outputs, per-cell scores), `scores.csv`, `scenarios.csv`,
   `report/` (summary.json, figures, index.html), `ENVIRONMENT.json`, `croissant.json`,

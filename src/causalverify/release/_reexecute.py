@@ -135,8 +135,8 @@ def _reexecute_one(
     )
     rerun = rescore(
         record.model_copy(update={"execution": result}),
-        profile=meta.profile,
-        tolerance=meta.tolerance,
+        profile=meta.scoring.profile,
+        tolerance=meta.scoring.tolerance,
         extractor="deterministic",
     )
     key = record.key

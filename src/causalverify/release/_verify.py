@@ -175,9 +175,7 @@ def _check_rescoring(
     store as ``causalverify report`` does, and compare cells and files with the frozen ones."""
     meta = RunMeta.of(index.get("run", {}))
     settings = index.get("report", {})
-    # the settings the stored scores were made with: the last `causalverify score`'s, if it
-    # rescored the run with others than its own
-    scoring = meta.rescored or meta
+    scoring = meta.scoring
     rescored = [
         rescore(
             record,

@@ -7,7 +7,9 @@ import dataclasses
 import os
 import shutil
 import signal
+import socket
 import threading
+import warnings
 from pathlib import Path
 
 import pytest
@@ -122,9 +124,6 @@ def test_dask_settings_are_checked(local_run: tuple[RunConfig, list[object]]) ->
 def test_a_local_cluster_starts_while_the_default_dashboard_port_is_taken() -> None:
     # another program (or another run's cluster) holds 8787 on every interface: the local
     # cluster's HTTP server must go to a free loopback port, without a warning
-    import socket
-    import warnings
-
     with socket.socket() as taken:
         taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:

@@ -21,18 +21,22 @@ CLI = (sys.executable, "-c", "from causalverify.cli import main; main()")
 SECRET = b"<html>canonical 1.2345</html>"
 
 
-@pytest.fixture
-def report(tmp_path: Path) -> Path:
-    folder = tmp_path / "report"
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("view") / "report"
     folder.mkdir()
     (folder / "index.html").write_bytes(SECRET)
     return folder
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def port(report: Path) -> Iterator[int]:
+    """One server for the module: the tests only send it requests, and each request is answered
+    on its own. A short poll interval, since ``shutdown`` waits for the loop's next poll."""
     server = serve(report, 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield int(server.server_address[1])
@@ -104,10 +108,10 @@ def test_a_request_without_or_with_two_hosts_is_refused(port: int) -> None:
         assert b"canonical" not in answer
 
 
-def test_view_serve_refuses_a_rebound_name(tmp_path: Path, report: Path) -> None:
+def test_view_serve_refuses_a_rebound_name(report: Path) -> None:
     # the command itself, as a user starts it
     with subprocess.Popen(
-        [*CLI, "view", str(tmp_path), "--serve", "--port", "0"],
+        [*CLI, "view", str(report.parent), "--serve", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

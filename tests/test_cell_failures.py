@@ -6,6 +6,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +67,49 @@ def test_bounded_scoring_equals_scoring_in_process() -> None:
         assert scorer(record, tolerance=0.25) == rescore(record, tolerance=0.25)
         assert scorer(record).status == "correct"
         assert len(scorer.pids()) == 1  # one child, reused
+
+
+def test_a_closed_scorers_children_serve_the_next_scorer_and_end_at_exit(tmp_path: Path) -> None:
+    # a run and the next rescoring in one process share the scoring interpreters; a spare that
+    # died meanwhile is not handed out, and the spares end when the process does
+    with BoundedScorer(ScoringBudget(memory_mb=1536)) as first:
+        assert first(cell()).status == "correct"
+        (child,) = first.pids()
+    with BoundedScorer(ScoringBudget(memory_mb=1536)) as second:
+        assert second(cell()).status == "correct"
+        assert second.pids() == [child]
+    with BoundedScorer(ScoringBudget(memory_mb=1537)) as other_bound:
+        other_bound.start(1)
+        assert other_bound.pids() != [child]
+    os.kill(child, signal.SIGKILL)
+    _wait_gone(child)
+    with BoundedScorer(ScoringBudget(memory_mb=1536)) as third:
+        assert third(cell()).status == "correct"
+        assert third.pids() != [child]
+    script = (
+        "from causalverify.runner.budget import BoundedScorer\n"
+        "scorer = BoundedScorer()\n"
+        "scorer.start(1)\n"
+        "print(scorer.pids()[0])\n"
+        "scorer.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    _wait_gone(int(out.stdout))
+
+
+def _wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), f"process {pid} is still running"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
 
 
 def test_a_cell_past_the_time_bound_is_stopped_recorded_and_the_next_is_scored() -> None:

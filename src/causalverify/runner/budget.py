@@ -11,11 +11,16 @@ goes on with the next cell, and a resume does not ask again (both statuses are f
 
 Children are kept and reused (one per executor thread at most), so a cell pays for a pickle
 round trip, not for a new interpreter; a killed child is replaced on the next cell. Threads and
-Dask workers are not a problem: the bound is a process the harness kills, not a signal.
+Dask workers are not a problem: the bound is a process the harness kills, not a signal. A scorer
+that is closed hands its idle children to the process's spares (at most one per CPU for each memory
+bound, ended at exit), so the next run or rescoring in the same process (a release's, a test's,
+a notebook's) does not start interpreters again; a spare that died meanwhile is dropped, and a
+forked copy of the process never touches its parent's spares.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -164,6 +169,69 @@ class _Died(Exception):
     """The child closed its pipe: it exited or was killed."""
 
 
+class _Spares:
+    """Idle children that outlive the scorer that started them, by memory bound."""
+
+    def __init__(self, per_bound: int) -> None:
+        self._per_bound = per_bound
+        self._lock = threading.Lock()
+        self._by_bound: dict[int, list[_Child]] = {}
+        self._owner = os.getpid()
+        self._closed = False
+
+    def _ours(self) -> bool:
+        # a forked copy of the process inherits the list, not the children: they are the parent's
+        return os.getpid() == self._owner and not self._closed
+
+    def take(self, memory_mb: int) -> _Child | None:
+        """A live spare started with ``memory_mb``, if any."""
+        dead: list[_Child] = []
+        try:
+            with self._lock:
+                if not self._ours():
+                    return None
+                children = self._by_bound.get(memory_mb, [])
+                while children:
+                    child = children.pop()
+                    if child.process.poll() is None:
+                        return child
+                    dead.append(child)
+                return None
+        finally:
+            for child in dead:
+                child.kill()
+
+    def give(self, memory_mb: int, child: _Child) -> None:
+        """Keep ``child`` for a later scorer, or end it if enough are kept."""
+        with self._lock:
+            if self._ours() and child.process.poll() is None:
+                children = self._by_bound.setdefault(memory_mb, [])
+                if len(children) < self._per_bound:
+                    children.append(child)
+                    return
+        child.kill()
+
+    def close(self) -> None:
+        """End every spare (at exit); later ones are ended when given."""
+        with self._lock:
+            if not self._ours():
+                return
+            self._closed = True
+            children = [c for kept in self._by_bound.values() for c in kept]
+            self._by_bound.clear()
+        for child in children:
+            child.kill()
+
+    def pids(self) -> list[int]:
+        """The process ids of the spares (for tests and diagnostics)."""
+        with self._lock:
+            return [c.pid for kept in self._by_bound.values() for c in kept]
+
+
+_SPARES: Final = _Spares(per_bound=max(1, os.cpu_count() or 1))
+atexit.register(_SPARES.close)
+
+
 class BoundedScorer:
     """:func:`~causalverify.scoring.rescore` in child processes, under a :class:`ScoringBudget`.
 
@@ -180,7 +248,9 @@ class BoundedScorer:
         self._idle: list[_Child] = []
         self._lock = threading.Lock()
         self._closed = False
-        self._finalizer = weakref.finalize(self, _kill_all, self._idle)
+        self._finalizer = weakref.finalize(
+            self, _release, self._idle, self.budget.memory_mb, self._lock
+        )
 
     def __call__(
         self,
@@ -233,7 +303,7 @@ class BoundedScorer:
     def start(self, n: int = 1) -> None:
         """Start children until ``n`` are idle (otherwise they start on first use)."""
         while len(self.pids()) < n:
-            self._checkin(_Child(self.budget.memory_mb))
+            self._checkin(self._new_child())
 
     def _checkout(self) -> _Child:
         with self._lock:
@@ -241,17 +311,22 @@ class BoundedScorer:
                 raise RuntimeError("the scorer is closed")
             if self._idle:
                 return self._idle.pop()
-        return _Child(self.budget.memory_mb)
+        return self._new_child()
+
+    def _new_child(self) -> _Child:
+        """A spare of this process with the same memory bound, or a new child."""
+        return _SPARES.take(self.budget.memory_mb) or _Child(self.budget.memory_mb)
 
     def _checkin(self, child: _Child) -> None:
         with self._lock:
             if not self._closed:
                 self._idle.append(child)
                 return
-        child.kill()
+        _SPARES.give(self.budget.memory_mb, child)
 
     def close(self) -> None:
-        """End every idle child; children in use end when their cell is done."""
+        """Hand every idle child to the process's spares (which end it at exit, or at once when
+        enough are kept); children in use end when their cell is done."""
         with self._lock:
             self._closed = True
         self._finalizer()
@@ -263,9 +338,12 @@ class BoundedScorer:
         self.close()
 
 
-def _kill_all(children: list[_Child]) -> None:
-    while children:
-        children.pop().kill()
+def _release(children: list[_Child], memory_mb: int, lock: threading.Lock) -> None:
+    with lock:
+        idle = list(children)
+        children.clear()
+    for child in idle:
+        _SPARES.give(memory_mb, child)
 
 
 __all__ = ["BoundedScorer", "ScoringBudget"]

@@ -13,7 +13,8 @@ from causalverify.families import Language
 from causalverify.sandbox import ExecResult, Limits, Sandbox
 from causalverify.sandbox._seccomp import filter_program, syscall_numbers
 from causalverify.sandbox.bwrap import BwrapSandbox
-from causalverify.sandbox.selftest import run_selftest
+from causalverify.sandbox.selftest import WARM_CHECK, _isolation_checks, _warm_checks
+from causalverify.sandbox.warm import WarmInterpreter
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -61,9 +62,19 @@ def test_kernel_keyring_is_refused(sandbox: Sandbox) -> None:
 
 @pytest.mark.slow
 def test_selftest_fails_without_the_filter() -> None:
-    unfiltered = BwrapSandbox()
+    # the self-test's isolation probe, forked warm (the path a run's Python cells take), sees
+    # the missing filter while the other protections still hold. The interpreter preloads
+    # nothing (the filter does not depend on what it imported; the analysis packages take
+    # seconds), and the self-test's limit checks (a CPU-limit probe, a sleep cut by the wall
+    # clock, ...) do not look at the filter and are left out
+    unfiltered = BwrapSandbox(warm=True)
     unfiltered.spec = dataclasses.replace(unfiltered.spec, seccomp=None)
-    checks = {c.name: c for c in run_selftest(unfiltered)}
+    unfiltered.warm = WarmInterpreter(unfiltered, preload=())
+    try:
+        checks = {c.name: c for c in _warm_checks(unfiltered) + _isolation_checks(unfiltered)}
+    finally:
+        unfiltered.close()
+    assert checks[WARM_CHECK].ok, checks[WARM_CHECK]  # the probe ran warm
     assert not checks["system call filter"].ok, checks["system call filter"]
     assert checks["network cut"].ok
 
@@ -146,9 +157,14 @@ def test_non_utf8_output_is_decoded_with_replacement(sandbox: Sandbox, language:
 
 
 def test_closing_the_pipes_does_not_hang_the_harness(sandbox: Sandbox) -> None:
-    py = "import os, time\nos.close(1)\nos.close(2)\ntime.sleep(600)\n"
-    res = sandbox.run(py, "python", {}, Limits(wall_seconds=1.5))
+    # the marker shows the script closed its pipes before the deadline (it gets there in about
+    # 0.2 s, cold and under heavy load): the deadline, not the pipes' end, stopped it
+    py = (
+        "import os, time\nprint('closing', flush=True)\nos.close(1)\nos.close(2)\ntime.sleep(600)\n"
+    )
+    res = sandbox.run(py, "python", {}, Limits(wall_seconds=1))
     assert res.status == "timeout", res
+    assert res.stdout == "closing\n", res
     assert res.wall_seconds < 10
 
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,9 @@ from causalverify.models import ModelAccess, get_provider
 from causalverify.runner import REFERENCE_PANEL, RunConfig, default_stages, run_benchmark
 from causalverify.sandbox import ExecResult, Limits
 from causalverify.sandbox.bwrap import BwrapSandbox
-from causalverify.scenarios import build_suite
-from causalverify.store import RunStore
+from causalverify.store import CellRecord, RunStore
 from fake_openai import FakeOpenAIServer, Reply
+from run_e2e_helpers import PanelRun, only_language
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -154,33 +154,46 @@ def test_filling_memory_ends_the_cell_not_the_interpreter(warm: BwrapSandbox) ->
 
 
 def test_concurrent_cells_cannot_meet_on_an_abstract_socket(warm: BwrapSandbox) -> None:
-    # abstract Unix sockets belong to the network namespace: each cell must have its own
+    # abstract Unix sockets belong to the network namespace: each cell must have its own.
+    # Both cells print when (host wall clock) they listened and dialled, so the test shows the
+    # dialler tried while the listener was listening, rather than assuming it from the timing.
+    # Both stop at the same moment; a warm cell is listening within about 0.1 s, under heavy
+    # load too, so the 2 s window leaves ample room for the dialler's tries to overlap it
+    end = time.time() + 2.0
     listener = (
         "import socket, time\n"
         "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
-        "s.bind('\\0causalverify-meet'); s.listen(1); s.settimeout(6)\n"
-        "print('listening', flush=True)\n"
+        "s.bind('\\0causalverify-meet'); s.listen(1)\n"
+        "print('listening', repr(time.time()), flush=True)\n"
+        f"s.settimeout(max(0.0, {end!r} - time.time()))\n"
         "try:\n    s.accept(); print('MET')\n"
         "except OSError as e:\n    print('alone', type(e).__name__)\n"
+        "print('until', repr(time.time()))\n"
     )
     dialer = (
         "import socket, time\n"
-        "for _ in range(20):\n"
+        "while True:\n"
         "    try:\n"
         "        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
         "        c.connect('\\0causalverify-meet'); print('MET'); break\n"
-        "    except OSError as e:\n        err = type(e).__name__; time.sleep(0.2)\n"
-        "else:\n    print('refused', err)\n"
+        "    except OSError as e:\n        print('refused', type(e).__name__, repr(time.time()))\n"
+        f"    if time.time() > {end!r} - 0.2:\n        break\n"
+        "    time.sleep(0.05)\n"
     )
     results: dict[str, ExecResult] = {}
     thread = threading.Thread(target=lambda: results.update(listen=run(warm, listener)))
     thread.start()
-    time.sleep(1.0)
+    time.sleep(0.2)
     results["dial"] = run(warm, dialer)
     thread.join()
     assert "MET" not in results["dial"].stdout, results
     assert "MET" not in results["listen"].stdout, results
-    assert "refused" in results["dial"].stdout
+    heard = {line.split()[0]: line.split()[-1] for line in results["listen"].stdout.splitlines()}
+    opened, closed = float(heard["listening"]), float(heard["until"])
+    tries = [line.split() for line in results["dial"].stdout.splitlines()]
+    assert tries and all(t[:2] == ["refused", "ConnectionRefusedError"] for t in tries), results
+    # some tries fell while the other cell was listening (and were refused all the same)
+    assert any(opened < float(t[2]) < closed for t in tries), results
 
 
 def test_lingering_children_die_with_the_cell(warm: BwrapSandbox) -> None:
@@ -228,40 +241,46 @@ def test_cells_print_exactly_what_cold_cells_print(warm: BwrapSandbox, cold: Bwr
             assert getattr(hot, field) == getattr(frozen, field), (field, code, hot, frozen)
 
 
-def _panel_cells(root: Path, suite: Path, warm: bool) -> dict[tuple[str, ...], dict[str, object]]:
-    config = RunConfig(
-        suite_dir=suite,
-        out_dir=root / ("warm" if warm else "cold"),
-        languages=("python",),
-        workers=2,
-        access=ModelAccess(cache_path=root / "cache.sqlite"),
-        warm=warm,
-    )
-    run_benchmark(config)
+def _cells(records: Iterable[CellRecord]) -> dict[tuple[str, ...], dict[str, object]]:
     cells = {}
-    with RunStore.open(config.out_dir) as store:
-        for record in store.iter_cells():
-            ex = record.execution
-            assert ex is not None or record.status in ("no_code", "parse_error"), record
-            key = (record.key.scenario_id, record.key.model, record.key.language)
-            cells[key] = {
-                "status": record.status,
-                "scores": record.scores.model_dump() if record.scores is not None else None,
-                "extraction": record.extraction.model_dump() if record.extraction else None,
-                "execution": None
-                if ex is None
-                else ex.model_dump(exclude={"wall_seconds", "cpu_seconds", "peak_memory_mb"}),
-            }
+    for record in records:
+        ex = record.execution
+        assert ex is not None or record.status in ("no_code", "parse_error"), record
+        key = (record.key.scenario_id, record.key.model, record.key.language)
+        cells[key] = {
+            "status": record.status,
+            "scores": record.scores.model_dump() if record.scores is not None else None,
+            "extraction": record.extraction.model_dump() if record.extraction else None,
+            "execution": None
+            if ex is None
+            else ex.model_dump(exclude={"wall_seconds", "cpu_seconds", "peak_memory_mb"}),
+        }
     return cells
 
 
+def _warm_python(out_dir: Path) -> object:
+    """What a run's metadata says of the warm interpreter ("off", or what it preloaded)."""
+    with RunStore.open(out_dir) as store:
+        return store.meta()["sandbox_policy"]["policy"]["warm_python"]
+
+
 @pytest.mark.slow
-def test_the_reference_panel_scores_the_same_warm_and_cold(tmp_path: Path) -> None:
-    # every reference agent's Python answer on one scenario per family: same cells, bit for bit
-    suite = tmp_path / "suite"
-    build_suite(suite, suite="smoke")
-    warm_cells = _panel_cells(tmp_path, suite, warm=True)
-    cold_cells = _panel_cells(tmp_path, suite, warm=False)
+def test_the_reference_panel_scores_the_same_warm_and_cold(
+    reference_panel: PanelRun, tmp_path: Path
+) -> None:
+    # every reference agent's Python answer on one scenario per family: same cells, bit for bit.
+    # The session's panel run made them warm (the default); the same run (suite, agents,
+    # protocol, settings, response cache), in Python only, makes them again cold
+    panel_warm = _warm_python(reference_panel.config.out_dir)
+    assert panel_warm != "off", "the session's panel ran cold: is CAUSALVERIFY_WARM off?"
+    config = dataclasses.replace(
+        reference_panel.config, out_dir=tmp_path / "cold", languages=("python",), warm=False
+    )
+    run_benchmark(config)
+    assert _warm_python(config.out_dir) == "off"
+    with RunStore.open(config.out_dir) as store:
+        cold_cells = _cells(store.iter_cells())
+    warm_cells = _cells(only_language(reference_panel, "python"))
     assert len(warm_cells) == 4 * len(REFERENCE_PANEL)
     assert warm_cells.keys() == cold_cells.keys()
     for key, cell in warm_cells.items():
@@ -272,14 +291,18 @@ def test_the_reference_panel_scores_the_same_warm_and_cold(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("warm_path", [True, False], ids=["warm", "cold"])
 def test_a_cell_that_closes_its_descriptors_is_a_stored_timeout(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm_path: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm_path: bool, smoke_suite_dir: Path
 ) -> None:
     # a cell that closes stdout, stderr and the fit log and sleeps on is that cell's timeout:
-    # the run stores it and goes on to the next cell
+    # the run stores it and goes on to the next cell. It prints a marker first: the stored
+    # output shows it closed everything before the deadline (a cell gets there in about 0.2 s,
+    # cold and under heavy load, two at a time; the limit is 1.5 s)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    suite = tmp_path / "suite"
-    build_suite(suite, suite="smoke")
-    hostile = "```python\nimport os, time\nos.closerange(0, 1 << 16)\ntime.sleep(75)\n```\n"
+    suite = smoke_suite_dir
+    hostile = (
+        "```python\nimport os, time\nprint('closing', flush=True)\n"
+        "os.closerange(0, 1 << 16)\ntime.sleep(75)\n```\n"
+    )
 
     def answer(_request: dict[str, Any]) -> Reply:
         return Reply(content=hostile)
@@ -293,7 +316,7 @@ def test_a_cell_that_closes_its_descriptors_is_a_stored_timeout(
         workers=2,
         access=ModelAccess(cache_path=tmp_path / "cache.sqlite"),
         warm=warm_path,
-        limits=Limits(wall_seconds=3, cpu_seconds=10, memory_mb=1024, max_processes=32),
+        limits=Limits(wall_seconds=1.5, cpu_seconds=10, memory_mb=1024, max_processes=32),
     )
     with FakeOpenAIServer(responder=answer) as server:
         stages = dataclasses.replace(
@@ -308,7 +331,8 @@ def test_a_cell_that_closes_its_descriptors_is_a_stored_timeout(
     for record in records:
         assert record.execution is not None, record
         assert record.execution.status == "timeout", record.execution
-        assert record.execution.wall_seconds < 3 + 10, record.execution
+        assert record.execution.stdout == "closing\n", record.execution
+        assert record.execution.wall_seconds < config.limits.wall_seconds + 10, record.execution
 
 
 RAISER = """\

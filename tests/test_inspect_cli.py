@@ -101,17 +101,25 @@ def offline_ok() -> None:
 def logs(
     suite_dir: Path, offline_ok: None, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Path]:
-    """One log per (model, mode), each written by the Inspect CLI with no network."""
+    """One log per (model, mode), each written by the Inspect CLI with no network: the two
+    default-mode models in one invocation (``--model a,b``, a log each, one after the other),
+    so Inspect starts once for both, and repair mode in another."""
     out = {}
-    for name, model, extra in (
-        ("textbook", "causalverify/textbook", []),
-        ("naive", "causalverify/naive", []),
-        ("repair", "causalverify/mute", ["-T", "mode=repair", "-T", "max_turns=3"]),
+    for names, extra in (
+        ({"causalverify/textbook": "textbook", "causalverify/naive": "naive"}, []),
+        ({"causalverify/mute": "repair"}, ["-T", "mode=repair", "-T", "max_turns=3"]),
     ):
-        log_dir = tmp_path_factory.mktemp(f"logs-{name}") / "logs"
-        args = ["-T", f"suite={suite_dir}", "-T", f"limit={N}", "--model", model, *extra]
-        _ok(_inspect(args, log_dir, offline=True), log_dir)
-        out[name] = _log(log_dir)
+        log_dir = tmp_path_factory.mktemp("logs") / "logs"
+        args = ["-T", f"suite={suite_dir}", "-T", f"limit={N}", "--model", ",".join(names)]
+        done = _inspect([*args, *extra, "--max-tasks", "1"], log_dir, offline=True)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        written = sorted(log_dir.glob("*.eval"))
+        assert len(written) == len(names), written
+        for path in written:
+            log = read_eval_log(str(path), header_only=True)
+            assert log.status == "success", (log.error, done.stdout[-2000:])
+            out[names[log.eval.model]] = path
+    assert set(out) == {"textbook", "naive", "repair"}, out
     return out
 
 
@@ -243,7 +251,14 @@ def test_a_named_suite_is_built_again_when_its_folder_is_gone(
     home.mkdir()
     log_dir = tmp_path / "logs"
     args = ["-T", "suite=smoke", "-T", "limit=1", "--model", "causalverify/textbook"]
-    _ok(_inspect(args, log_dir, offline=True, env={"HOME": str(home)}), log_dir)
+    # a fresh home for the suite cache; the sandbox's self-test and package caches and the
+    # managed R library stay where the other runs keep them (else the self-test runs again)
+    env = {
+        "HOME": str(home),
+        "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache"),
+        "XDG_DATA_HOME": os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share"),
+    }
+    _ok(_inspect(args, log_dir, offline=True, env=env), log_dir)
     cache = home / ".cache" / "causalverify" / "inspect"
     assert (cache / "suite-smoke" / "suite.json").is_file()
     shutil.rmtree(cache)

@@ -11,6 +11,7 @@ import socket
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def local_run(
     reference_panel: PanelRun, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[RunConfig, list[object]]:
+) -> tuple[RunConfig, list[dict[str, Any]]]:
     """The session's local run of the reference panel, and a configuration that writes elsewhere."""
     root = tmp_path_factory.mktemp("dask")
     config = dataclasses.replace(
@@ -44,24 +45,18 @@ def local_run(
     return config, [stable_view(r) for r in reference_panel.records]
 
 
-def _cells(out: Path) -> list[object]:
+def _cells(out: Path) -> list[dict[str, Any]]:
     with RunStore.open(out) as store:
         return [stable_view(r) for r in store.iter_cells()]
 
 
-def test_a_dask_run_equals_a_local_run(local_run: tuple[RunConfig, list[object]]) -> None:
-    config, expected = local_run
-    dask = dataclasses.replace(config, out_dir=config.out_dir.parent / "dask", executor="dask")
-    summary = run_benchmark(dask)
-    assert summary.computed == len(expected) == 64
-    assert _cells(dask.out_dir) == expected
-    with RunStore.open(dask.out_dir) as store:
-        assert store.meta()["sandbox_policy"]["policy"]["kind"] == "dask"
-
-
-def test_a_worker_killed_mid_run_loses_no_cell(
-    local_run: tuple[RunConfig, list[object]],
+def test_a_dask_run_with_a_worker_killed_mid_run_equals_a_local_run(
+    local_run: tuple[RunConfig, list[dict[str, Any]]],
 ) -> None:
+    """The whole panel (64 cells, R and Python) on a cluster at a scheduler's address, one of
+    whose two workers is killed mid-run, stores exactly what the local run stores: the cells
+    run on the workers equal local ones, and the killed worker's scripts go elsewhere, no cell
+    lost."""
     from distributed import LocalCluster
 
     config, expected = local_run
@@ -91,8 +86,36 @@ def test_a_worker_killed_mid_run_loses_no_cell(
         )
         summary = run_benchmark(dask, progress=progress)
     assert killed.is_set()
-    assert summary.computed == 64
+    assert summary.computed == len(expected) == 64
     assert _cells(dask.out_dir) == expected
+    with RunStore.open(dask.out_dir) as store:
+        policy = store.meta()["sandbox_policy"]["policy"]
+    assert policy["kind"] == "dask" and policy["scheduler"] == cluster.scheduler_address
+
+
+def test_a_run_without_a_scheduler_starts_its_own_cluster(
+    local_run: tuple[RunConfig, list[dict[str, Any]]],
+) -> None:
+    """Without a scheduler, ``run_benchmark`` starts a local cluster of ``workers`` processes,
+    runs its cells there and stops it: a small run (one agent in both languages, 8 cells, on a
+    cluster of one worker) stores the same cells as the local run of the whole panel."""
+    config, expected = local_run
+    models = ("reference/textbook",)
+    dask = dataclasses.replace(
+        config,
+        out_dir=config.out_dir.parent / "dask-own",
+        executor="dask",
+        models=models,
+        workers=1,
+    )
+    wanted = [v for v in expected if v["key"]["model"] in models]
+    summary = run_benchmark(dask)
+    assert summary.computed == len(wanted) == 8
+    assert _cells(dask.out_dir) == wanted
+    with RunStore.open(dask.out_dir) as store:
+        policy = store.meta()["sandbox_policy"]["policy"]
+    assert policy["kind"] == "dask" and policy["workers"] == 1
+    assert policy["scheduler"] == "local cluster on 127.0.0.1"
 
 
 def test_a_worker_without_a_sandbox_refuses() -> None:
@@ -113,7 +136,7 @@ def test_a_worker_without_a_sandbox_refuses() -> None:
         DaskSandbox(scheduler=cluster.scheduler_address)
 
 
-def test_dask_settings_are_checked(local_run: tuple[RunConfig, list[object]]) -> None:
+def test_dask_settings_are_checked(local_run: tuple[RunConfig, list[dict[str, Any]]]) -> None:
     config, _ = local_run
     with pytest.raises(ValueError, match="executor dask"):
         dataclasses.replace(config, scheduler="tcp://127.0.0.1:1")

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,14 @@ _CLI = "from causalverify.cli import main; main()"
 class Fixer:
     """Writes a broken script; writes the textbook one once the feedback shows the error."""
 
-    def __init__(self, scenarios: list[Scenario], delay_fix: float = 0.0) -> None:
+    def __init__(self, scenarios: list[Scenario], hold: threading.Event | None = None) -> None:
         self.scenarios = scenarios
-        self.delay_fix = delay_fix
+        #: with ``hold``, every fixing answer after the first waits until it is set; ``holding``
+        #: is set once one waits (a conversation is then half done: its turn 1 answered)
+        self.hold = hold
+        self.holding = threading.Event()
+        self.fixes = 0
+        self._lock = threading.Lock()
 
     def scenario_of(self, request: dict[str, Any]) -> Scenario:
         text = " ".join(m["content"] for m in request["messages"] if m["role"] != "assistant")
@@ -69,9 +75,13 @@ class Fixer:
         textbook = write_response("textbook", s, language="python", protocol="default")
         last = request["messages"][-1]
         if last["role"] == "user" and f"No module named '{MISSING}'" in last["content"]:
-            return Reply(
-                content=textbook, prompt_tokens=300, completion_tokens=80, delay=self.delay_fix
-            )
+            with self._lock:
+                self.fixes += 1
+                held = self.hold is not None and self.fixes > 1 and not self.hold.is_set()
+            if held and self.hold is not None:
+                self.holding.set()
+                self.hold.wait(timeout=120)
+            return Reply(content=textbook, prompt_tokens=300, completion_tokens=80)
         broken = textbook.replace("```python\n", f"```python\nimport {MISSING}\n", 1)
         return Reply(content=broken, prompt_tokens=100, completion_tokens=80)
 
@@ -225,49 +235,58 @@ def _count(run_dir: Path) -> int:
 def test_kill_9_mid_conversation_resumes_without_asking_a_turn_twice(
     suite: Path, tmp_path: Path
 ) -> None:
+    """A run killed with SIGKILL while a conversation is half done (one cell stored, the next
+    one's turn 1 answered and executed, its turn 2 asked and unanswered) resumes it from the
+    cache: the rerun asks no answered turn again and stores both cells, each right at turn 2.
+    Two scenarios suffice; the unanswered turn is held by the server, so no sleep times it."""
     scenarios = load_suite(suite).scenarios
     run_dir = tmp_path / "run"
     command = [
         sys.executable, "-c", _CLI, "run",
         "--suite", str(suite), "--out", str(run_dir),
         "--models", "openai/fixer", "--languages", "python",
-        "--mode", "repair", "--max-turns", "3",
+        "--mode", "repair", "--max-turns", "3", "--limit", "2",
         "--model-concurrency", "1", "--workers", "1",
         "--cache", str(tmp_path / "cache.sqlite"), "--quiet",
     ]  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-    # turn 2 answers slowly, so the kill lands while a conversation is half done
-    with FakeOpenAIServer(responder=Fixer(scenarios, delay_fix=1.0)) as server:
+    # the second cell's turn 2 is held unanswered, so the kill lands while that conversation is
+    # half done (turn 1 answered and executed, turn 2 asked); the resumed run is not held
+    release = threading.Event()
+    fixer = Fixer(scenarios, hold=release)
+    with FakeOpenAIServer(responder=fixer) as server:
         command += ["--base-url", server.url]
         proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
         try:
-            # killed once the first cell is stored and another has had its first turn answered
-            while not (_count(run_dir) >= 1 and server.request_count >= 3):
+            # killed once the first cell is stored and another's turn 2 is waiting for its answer
+            while not (_count(run_dir) >= 1 and fixer.holding.is_set()):
                 assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
                 assert time.monotonic() < deadline, "the run made no progress"
                 time.sleep(0.05)
             proc.send_signal(signal.SIGKILL)
             assert proc.wait(timeout=30) == -signal.SIGKILL
         finally:
+            release.set()
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
             if proc.stderr is not None:
                 proc.stderr.close()
-        assert _count(run_dir) < 4, "killed too late to test resuming mid-way"
+        assert _count(run_dir) == 1, "a held conversation was stored"
         before = server.request_count
         finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
         assert finished.returncode == 0, finished.stderr
         bodies = [json.dumps(r.body["messages"]) for r in server.requests if r.body is not None]
     with RunStore.open(run_dir) as store:
         cells = list(store.iter_cells())
-    assert len(cells) == 4 and all(c.status == "correct" and len(c.turns) == 2 for c in cells)
-    # every turn-1 request reached the server once: the conversation resumed from the cache;
-    # only a turn in flight at the kill (asked, never answered) may have been asked again
+    assert len(cells) == 2 and all(c.status == "correct" and len(c.turns) == 2 for c in cells)
+    # every turn-1 request reached the server once: the conversation resumed from the cache, and
+    # the stored cell was not asked again; only the turn in flight at the kill (asked, never
+    # answered) was asked again
     first_turns = [b for b in bodies if b.count('"role": "user"') == 1]
-    assert len(first_turns) == len(set(first_turns)) == 4
-    assert len(set(bodies)) == 8  # four cells, two turns each
+    assert len(first_turns) == len(set(first_turns)) == 2
+    assert len(set(bodies)) == 4  # two cells, two turns each
     assert len(bodies) - len(set(bodies)) <= 1
     assert before < len(bodies)
 

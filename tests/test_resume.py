@@ -1,6 +1,6 @@
 """Kill ``causalverify run`` with SIGKILL at several points, resume it, and compare the final store
-with an uninterrupted run of the same configuration (the R cells of the session's shared run of the
-reference panel)."""
+with an uninterrupted run of the same configuration (the same cells of the session's shared run of
+the reference panel)."""
 
 from __future__ import annotations
 
@@ -49,10 +49,19 @@ def _kill_after(command: list[str], run_dir: Path, cells: int, timeout: float = 
     return _count(run_dir)
 
 
+#: agents whose R cells end differently (correct, a missing package, no estimate): 12 cells, each
+#: a few seconds of R, so a kill reliably lands with cells still to run
+MODELS = ("reference/textbook", "reference/fragile", "reference/mute")
+
+
 def test_killed_and_resumed_run_equals_an_uninterrupted_one(
     tmp_path: Path, reference_panel: PanelRun
 ) -> None:
-    reference = only_language(reference_panel, "r")
+    """Killed right after its first stored cell, resumed, the resumed run killed again half-way,
+    and resumed once more, the run ends with exactly the cells of an uninterrupted run: none
+    missing, none stored twice, each equal to the uninterrupted one's. (Each start of the command
+    costs seconds of imports and set-up, so the kills are few and the run is small.)"""
+    reference = tuple(r for r in only_language(reference_panel, "r") if r.key.model in MODELS)
     run_dir = tmp_path / "run"
     command = [
         sys.executable,
@@ -63,6 +72,8 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_one(
         str(reference_panel.config.suite_dir),
         "--out",
         str(run_dir),
+        "--models",
+        ",".join(MODELS),
         "--languages",
         "r",
         "--workers",
@@ -71,16 +82,16 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_one(
         str(tmp_path / "cache.sqlite"),
         "--quiet",
     ]
-    counts = [_kill_after(command, run_dir, cells) for cells in (1, 6, 14)]
-    assert counts[0] >= 1 and counts[1] >= 6 and counts[2] >= 14
-    assert counts[2] < len(reference), "killed too late to test resuming mid-way"
+    counts = [_kill_after(command, run_dir, cells) for cells in (1, 6)]
+    assert counts[0] >= 1 and counts[1] >= 6
+    assert counts[1] < len(reference), "killed too late to test resuming mid-way"
     finished = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert finished.returncode == 0, finished.stderr
     with RunStore.open(run_dir) as store:
         resumed = list(store.iter_cells())
         meta = store.meta()
         (rows,) = store._conn.execute("SELECT COUNT(*) FROM cells").fetchone()
-    assert rows == len(resumed) == len(reference) == 32
+    assert rows == len(resumed) == len(reference) == 12
     assert [r.key for r in resumed] == [r.key for r in reference]
     for got, want in zip(resumed, reference, strict=True):
         assert stable_view(got) == stable_view(want), got.key

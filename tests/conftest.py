@@ -45,7 +45,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 #
 # Python cells run warm by default (forked from a preloaded interpreter) and cold on request;
 # every sandbox test takes the ``sandbox`` fixture below, so it runs against both paths. R cells
-# always run cold, so their warm copies would repeat the cold ones exactly and are left out.
+# always run cold, so the warm copies of tests that run only R cells would repeat the cold ones
+# exactly and are left out (``_r_only`` below; test_outputs_golden's ``arms`` fixture pairs the
+# same way).
 # ``make test-fast`` runs the paths a run takes by default (warm Python, cold R); the cold Python
 # copies, each paying a fresh import of the analysis packages, are marked slow.
 
@@ -123,13 +125,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if params.get("sandbox") == "cold" and params.get("language") != "r":
             item.add_marker(pytest.mark.slow)  # cold Python: see SANDBOX_MODES
-        if params.get("sandbox") == "warm" and params.get("language") == "r":
+        if "warm" in (params.get("sandbox"), params.get("arms")) and _r_only(item, params):
             drop.append(item)
         else:
             keep.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def _r_only(item: pytest.Item, params: dict[str, Any]) -> bool:
+    """Whether a sandbox test runs R cells only (R always runs cold: see SANDBOX_MODES): its
+    ``language`` is R, it runs an R script named in its parameters, or it is marked ``r_only``."""
+    script = params.get("name")
+    return (
+        params.get("language") == "r"
+        or (isinstance(script, str) and script.endswith(".R"))
+        or item.get_closest_marker("r_only") is not None
+    )
 
 
 # -- built once per session, read by many ------------------------------------------------------

@@ -287,6 +287,7 @@ def test_python_lines_get_their_code_line(sandbox: Sandbox) -> None:
     assert "raw bytes" not in by_text  # sys.stdout.buffer bypasses the hook: no origin
 
 
+@pytest.mark.r_only
 @needs_bwrap
 @needs_r
 @pytest.mark.sandbox

@@ -36,6 +36,7 @@ READ_AND_FIT: dict[Language, str] = {
 }
 
 
+@pytest.mark.r_only
 @needs_r
 def test_r_top_level_autoprints_summary(sandbox: Sandbox) -> None:
     res = sandbox.run(READ_AND_FIT["r"], "r", {"data/s001.csv": CSV}, SMALL)
@@ -99,6 +100,7 @@ def test_bad_scratch_path_is_rejected(sandbox: Sandbox) -> None:
             sandbox.run("print(1)\n", "python", {bad: b""}, SMALL)
 
 
+@pytest.mark.r_only
 @needs_r
 def test_r_parse_check_runs_real_parser(sandbox: Sandbox) -> None:
     assert check_parses(READ_AND_FIT["r"], "r", sandbox).ok

@@ -11,12 +11,15 @@
 #  - a function is hooked when its package's namespace loads (packageEvent hooks), so packages
 #    the script never loads are never touched;
 #  - the hook wraps, it does not rewrite: the namespace's binding (and the attached package's)
-#    becomes a small byte-compiled wrapper that evaluates the script's own call with the call's
-#    function name bound to the original function, in a new environment whose parent is the
-#    caller's frame. The original keeps its byte-code (R's JIT has nothing to recompile), and
-#    sees the same call: match.call(), sys.call(), printed calls, error messages and results are
-#    unchanged. (A call whose function is neither a name nor pkg::name, e.g. fits[[1]](...), is
-#    evaluated with the original function in its place.) The wrapper's logger runs on exit;
+#    becomes a small wrapper that evaluates the script's own call with the call's function name
+#    bound to the original function, in a new environment whose parent is the caller's frame
+#    (the wrapper is not compiled when it is made, which would cost every run at startup; R's
+#    JIT compiles it, as any function, once it is called again). The original keeps its
+#    byte-code (R's JIT has nothing to recompile), and sees the same call: match.call(),
+#    sys.call(), printed calls, error messages and results are unchanged. (A call whose
+#    function is neither a name nor pkg::name, e.g. fits[[1]](...), is evaluated with the
+#    original function in its place.) The wrapper's logger runs on exit, with the JIT off while
+#    it runs and the JIT's level restored after;
 #  - only the outermost hooked call is logged (lm() called inside another hooked fit is not), and
 #    a coeftest() made by an S3 method (AER's summary.ivreg) is that method's display of a fit
 #    already logged, not a fit;
@@ -26,25 +29,36 @@
 #  - nothing is defined in any environment the script can see, and the hook keeps no state the
 #    script could reach and change: what runs when a hooked function returns is an expression
 #    (the descriptor's path and the caps written into it as constants) evaluated afresh in a new
-#    environment each time, "outermost" is read from the call stack, and the load hooks'
-#    closures live in the base environment. (The script can still write to the descriptor or
-#    replace a function: the harness treats every entry as a claim, see fitlog.py.)
+#    environment each time (by a function of the base environment that holds it as a constant),
+#    "outermost" is read from the call stack, and the load hooks' closures live in the base
+#    environment. (The script can still write to the descriptor or replace a function: the
+#    harness treats every entry as a claim, see fitlog.py.)
 local({
   fd <- Sys.getenv("CAUSALVERIFY_FITLOG_FD")
   Sys.unsetenv(c("CAUSALVERIFY_FITLOG_FD", "R_PROFILE"))
   if (!grepl("^[0-9]+$", fd)) return(invisible())
 
-  # What a hooked function runs when it returns, as an expression: FNAME_ is replaced by the
-  # function's name when it is hooked. It defines its helpers anew each time, in a fresh
-  # environment whose parent is the returning call's frame, and keeps nothing afterwards.
-  logger <- bquote(base::local({
-    jit <- compiler::enableJIT(0L)  # the JIT would compile these helpers on every call
-    base::tryCatch(base::suppressWarnings({
-      call_env <- parent.env(environment())  # the returning call's frame
-      here <- Position(function(e) identical(e, call_env), sys.frames(), nomatch = 0L)
+  # What a hooked function runs when it returns: a small function of the base environment
+  # (made by `runner`, below) evaluates this expression in its own new frame, where
+  # call_env is the returning call's frame, FNAME_ the function's name and ORIGINAL_ the original
+  # function. The expression defines its helpers anew each time and keeps nothing afterwards; it
+  # is not byte-compiled (that would cost more at startup than it saves on a few fits) and runs
+  # with the JIT off (the JIT would compile these helpers on every call).
+  logger <- bquote({
+      frames <- sys.frames()
+      here <- 0L
+      for (i in seq_along(frames)) if (identical(frames[[i]], call_env)) {
+        here <- i
+        break
+      }
       # only the outermost hooked call is logged: none of the returning call's callers is hooked
-      outer <- here > 0L && !any(vapply(seq_len(here - 1L), function(i)
-        isTRUE(attr(sys.function(i), "causalverify_fitlog", exact = TRUE)), NA))
+      outer <- here > 0L
+      for (i in seq_len(here - 1L)) {
+        if (isTRUE(attr(sys.function(i), "causalverify_fitlog", exact = TRUE))) {
+          outer <- FALSE
+          break
+        }
+      }
       # a coeftest() made by an S3 method (summary.ivreg) displays a fit, it is not one
       caller <- get("caller", envir = call_env, inherits = FALSE)
       by_method <- FNAME_ == "lmtest::coeftest" &&
@@ -62,6 +76,14 @@ local({
         jnum <- function(x) {
           x <- suppressWarnings(as.numeric(x))
           if (length(x) != 1L || !is.finite(x)) "null" else sprintf("%.17g", x)
+        }
+        # jnum of each element of a vector
+        jnums <- function(x) {
+          x <- as.numeric(x)
+          out <- rep("null", length(x))
+          ok <- is.finite(x)
+          out[ok] <- sprintf("%.17g", x[ok])
+          out
         }
         is_dummy <- function(term) grepl("^(as\\.)?factor\\(.*\\).+$", term)
         text_of <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
@@ -118,6 +140,20 @@ local({
           if (is.null(terms)) terms <- paste0("x", seq_along(est))
           keep <- which(!is_dummy(terms))
           if (length(keep) > max_terms) keep <- keep[seq_len(max_terms)]
+          kept <- terms[keep]
+          if (is.numeric(est) && (is.null(se) || is.numeric(se)) &&
+              !anyNA(kept) && all(nzchar(kept))) {
+            # all terms at once: the same text as the term-by-term loop below gives here
+            pos <- if (is.null(se) || is.null(names(se))) rep(NA_integer_, length(keep))
+                   else match(kept, names(se))
+            if (!is.null(se) && length(se) == length(est)) pos[is.na(pos)] <- keep[is.na(pos)]
+            texts <- jstr(c(fname, kept))
+            parts <- paste0("{\"term\":", texts[-1L], ",\"estimate\":", jnums(est[keep]),
+                            ",\"std_error\":", if (is.null(se)) "null" else jnums(se[pos]), "}")
+            if (!length(keep)) parts <- character()
+            return(paste0("{\"function\":", texts[1L], ",\"terms\":[",
+                          paste(parts, collapse = ","), "],\"nobs\":", jnum(nobs), extra, "}"))
+          }
           parts <- vapply(keep, function(i) {
             s <- if (!is.null(se) && !is.null(names(se)) && terms[i] %in% names(se)) se[[terms[i]]]
                  else if (!is.null(se) && length(se) == length(est)) se[[i]] else NA
@@ -209,17 +245,12 @@ local({
           writeLines(enc2utf8(lines), con, useBytes = TRUE)
         }
       }
-    }), error = function(e) NULL, finally = compiler::enableJIT(jit))
-    invisible()
-  }))
+  })
 
   # What a hooked install.packages() runs when it returns (or fails): the packages it was asked
   # for that are not installed, read from its arguments as the script wrote them (evaluated again
   # in the caller's frame: a name, a vector, need[!have]).
-  install_logger <- bquote(base::local({
-    jit <- compiler::enableJIT(0L)
-    base::tryCatch(base::suppressWarnings({
-      call_env <- parent.env(environment())
+  install_logger <- bquote({
       caller <- get("caller", envir = call_env, inherits = FALSE)
       matched <- match.call(ORIGINAL_, get("call", envir = call_env, inherits = FALSE),
                             envir = caller)
@@ -236,9 +267,21 @@ local({
         on.exit(close(con))
         writeLines(line, con, useBytes = TRUE)
       }
-    }), error = function(e) NULL, finally = compiler::enableJIT(jit))
-    invisible()
-  }))
+  })
+
+  # The function that runs a logger: a function of the base environment that evaluates the
+  # logger (a constant) with the JIT off while it runs and its level restored after, and every
+  # failure and warning of the logger swallowed.
+  runner <- function(body) {
+    eval(bquote(function(call_env, FNAME_, ORIGINAL_) {
+      jit <- compiler::enableJIT(0L)
+      base::tryCatch(base::suppressWarnings(eval(quote(.(body)))), error = function(e) NULL,
+                     finally = compiler::enableJIT(jit))
+      invisible()
+    }), baseenv())
+  }
+  logger <- runner(logger)
+  install_logger <- runner(install_logger)
 
   # Hooks one function of a loaded namespace; a closure of the base environment whose body
   # holds the loggers as constants. The wrapper it puts in the function's place evaluates the
@@ -252,20 +295,20 @@ local({
     if (!is.function(f) || is.primitive(f) ||
         isTRUE(attr(f, "causalverify_fitlog", exact = TRUE))) return(invisible())
     fname <- paste0(pkg, "::", name)
-    logger <- if (install) quote(.(install_logger)) else quote(.(logger))
-    exit <- do.call(substitute, list(logger, list(FNAME_ = fname, ORIGINAL_ = f)))
+    exit <- as.call(list(if (install) .(install_logger) else .(logger),
+                         quote(environment()), fname, f))
     template <- function(expr, values) eval(do.call(substitute, list(expr, values)), baseenv())
     # binds the name, in the namespace and the attached package, to a function
     bind <- template(quote(function(value) {
-      envs <- list(asNamespace(PKG_),
-                   tryCatch(as.environment(paste0("package:", PKG_)), error = function(e) NULL))
+      attached <- match(ATTACHED_, search())  # as.environment(ATTACHED_) when it is attached
+      envs <- list(asNamespace(PKG_), if (!is.na(attached)) as.environment(attached))
       for (env in envs) if (!is.null(env) && exists(NAME_, envir = env, inherits = FALSE)) {
         locked <- bindingIsLocked(NAME_, env)
         if (locked) unlockBinding(NAME_, env)
         assign(NAME_, value, envir = env)
         if (locked) lockBinding(NAME_, env)
       }
-    }), list(PKG_ = pkg, NAME_ = name))
+    }), list(PKG_ = pkg, NAME_ = name, ATTACHED_ = paste0("package:", pkg)))
     # While a call runs, the name is bound to the original, so that the script's call, evaluated
     # in the caller's frame, reaches it exactly as it would unhooked (same call, same parent
     # frame, same promises); a call by another route (FUN in lapply) gets a frame that binds
@@ -293,7 +336,6 @@ local({
       eval(call, caller)
     }), list(EXIT_ = exit, ORIGINAL_ = f, BIND_ = bind))
     formals(wrapper) <- formals(f)
-    wrapper <- compiler::cmpfun(wrapper)
     attr(wrapper, "causalverify_fitlog") <- TRUE
     bind(wrapper)
     invisible()

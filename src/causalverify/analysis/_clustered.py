@@ -35,7 +35,6 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
 CiMethod = Literal["cluster", "bootstrap", "wilson"]
 CI_METHODS: Final[tuple[str, ...]] = ("cluster", "bootstrap", "wilson")
@@ -115,6 +114,8 @@ def wilson_bounds(k: float, n: float, *, confidence: float = 0.95) -> tuple[floa
     """Wilson's score interval for ``k`` successes in ``n`` trials (``k`` may be fractional)."""
     if n <= 0:
         return (math.nan, math.nan)
+    from scipy import stats
+
     z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
     p = k / n
     denom = 1 + z * z / n
@@ -143,6 +144,8 @@ def clustered_se(values: FloatArray, codes: np.ndarray, n_clusters: int) -> floa
 
 def t_quantile(confidence: float, n_clusters: int) -> float:
     """The two-sided t critical value on C−1 degrees of freedom."""
+    from scipy import stats
+
     return float(stats.t.ppf(1 - (1 - confidence) / 2, n_clusters - 1))
 
 
@@ -433,4 +436,6 @@ def minimum_detectable_difference(
     if n_clusters < 2 or math.isnan(null_se):
         return math.nan
     df = n_clusters - 1
+    from scipy import stats
+
     return float((stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)) * null_se)

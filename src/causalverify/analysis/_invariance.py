@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from scipy.stats import binomtest
 
 
 def mcnemar_exact(b: int, c: int) -> float | None:
     """Exact two-sided McNemar p-value of ``b`` and ``c`` discordant pairs (None when none)."""
     if b + c == 0:
         return None
+    from scipy.stats import binomtest
+
     return float(binomtest(min(b, c), b + c, 0.5).pvalue)
 
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from causalverify.analysis._frame import COMPARED_LAYERS, LAYERS
 
@@ -47,6 +46,8 @@ def rank_units(rates: Mapping[str, float]) -> dict[str, float]:
     """Average ranks, 1 = highest rate; tied units share the mean of their positions."""
     units = sorted(rates)
     values = np.array([-_nan0(rates[u]) for u in units])
+    from scipy import stats
+
     ranks = stats.rankdata(values, method="average")
     return {u: float(r) for u, r in zip(units, ranks, strict=True)}
 
@@ -60,6 +61,8 @@ def kendall_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float,
     """Kendall τ-b with p and Spearman ρ with p (scipy); all ``nan`` when undefined."""
     if not _defined(x, y):
         return (math.nan, math.nan, math.nan, math.nan)
+    from scipy import stats
+
     tau = stats.kendalltau(x, y)
     rho = stats.spearmanr(x, y)
     return (float(tau.statistic), float(tau.pvalue), float(rho.statistic), float(rho.pvalue))

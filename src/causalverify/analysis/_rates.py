@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from causalverify.analysis._clustered import IntervalSettings, Rate, clustered_rate
 from causalverify.analysis._frame import LAYERS
@@ -55,6 +54,8 @@ def wilson_interval(k: int, n: int, *, confidence: float = 0.95) -> tuple[float,
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return (math.nan, math.nan)
+    from scipy import stats
+
     z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
     p = k / n
     denom = 1 + z * z / n

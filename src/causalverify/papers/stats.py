@@ -6,8 +6,6 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
-from scipy import stats
-
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     """Cohen's kappa between two raters' labels of the same items.
@@ -60,4 +58,6 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
+    from scipy import stats
+
     return float(min(1.0, 2.0 * stats.binom.cdf(min(b, c), n, 0.5)))

@@ -9,16 +9,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import matplotlib as mpl
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from causalverify.records import DEFAULT_TOLERANCE, Summary
 from causalverify.records.summary import RateDetail
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DPI: Final[int] = 100
 LAYER_LABELS: Final[dict[str, str]] = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b+"}
@@ -39,6 +39,8 @@ _RC: Final[dict[str, Any]] = {
 
 
 def _save(fig: Figure, path: Path) -> Path:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     FigureCanvasAgg(fig)
     fig.savefig(path, dpi=DPI, format="png", metadata={"Software": None})
     return path
@@ -75,6 +77,8 @@ def _plus_rate(by_layer: Mapping[str, RateDetail] | None) -> float | None:
 def cascade(summary: Summary, path: Path) -> Path:
     """Grouped bars of L1 → L2a → L2b → L2b+ rates per unit, best L2b+ first."""
     units = _units_by_plus(summary)
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(max(5.0, 1.1 * len(units) + 2), 3.6))
     ax = fig.add_subplot()
     width = 0.8 / len(LAYER_LABELS)
@@ -96,6 +100,8 @@ def tolerance_sweep(summary: Summary, path: Path) -> Path:
     """L2b+ rate per unit as the relative-error tolerance varies."""
     detail = summary.tolerance_sweep_detail
     tolerances = sorted(detail, key=float)
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(5.5, 3.6))
     ax = fig.add_subplot()
     for unit in _units_by_plus(summary):
@@ -118,6 +124,8 @@ _CDF_LEFT = 3e-5
 def rel_error_cdf(summary: Summary, cells: pd.DataFrame, path: Path) -> Path:
     """Empirical CDF of the relative error of executed cells, per unit (log scale)."""
     usable = cells[(cells["L2b"] == 1) & (cells["unscoreable"] == 0) & cells["rel_error"].notna()]
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(5.5, 3.6))
     ax = fig.add_subplot()
     for unit in _units_by_plus(summary):
@@ -150,6 +158,8 @@ def family_heatmap(summary: Summary, path: Path) -> Path:
     grid = np.array(
         [[_rate(_plus_rate(by_family.get(u, {}).get(f))) for f in families] for u in units]
     )
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(1.3 * len(families) + 3, 0.45 * len(units) + 1.6))
     ax = fig.add_subplot()
     image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
@@ -178,6 +188,8 @@ def rank_points(summary: Summary) -> dict[tuple[float, float], list[str]]:
 def rank_agreement(summary: Summary, path: Path) -> Path:
     """Each unit's L2b rank against its L2b+ rank; the diagonal is perfect agreement."""
     n = len(_units_by_plus(summary))
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(4.6, 4.2))
     ax = fig.add_subplot()
     ax.plot([0.5, n + 0.5], [0.5, n + 0.5], color="grey", linestyle=":", linewidth=1)
@@ -199,6 +211,8 @@ def rank_agreement(summary: Summary, path: Path) -> Path:
 def write_figures(summary: Summary, cells: pd.DataFrame, folder: Path) -> dict[str, Path]:
     """Draw every report figure into ``folder``; returns ``name -> path``."""
     folder.mkdir(parents=True, exist_ok=True)
+    import matplotlib as mpl
+
     with mpl.rc_context(_RC):  # type: ignore[arg-type]
         return {
             "cascade": cascade(summary, folder / "cascade.png"),

@@ -10,9 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-import matplotlib as mpl
 import numpy as np
-from matplotlib.figure import Figure
 
 from causalverify.calibration import load_calibration, summarize_calibration
 from causalverify.records import Summary
@@ -114,6 +112,9 @@ def reliability_figure(calibration: Mapping[str, Any], protocol: str, path: Path
     kinds = list(calibration["confidence_types"])
     block = calibration["protocols"][protocol]
     models = {m: block["models"][m] for m in block.get("model_order", sorted(block["models"]))}
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(4.0 * len(kinds) + 2.2, 4.0))
     axes = fig.subplots(1, len(kinds), sharey=True)
     for ax, kind in zip(np.atleast_1d(axes), kinds, strict=True):
@@ -153,6 +154,8 @@ def write_calibration_figures(summary: Summary, folder: Path) -> dict[str, Path]
         return {}
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
+    import matplotlib as mpl
+
     with mpl.rc_context(_RC):  # type: ignore[arg-type]
         for protocol in calibration["protocols"]:
             name = f"calibration_{protocol}"

@@ -10,10 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib as mpl
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from causalverify.papers.summary import experiment_a_summary
 from causalverify.report._figures import _RC, _save, wrap_name
@@ -41,6 +39,8 @@ def scorer_figure(entry: Mapping[str, Any], path: Path) -> Path:
         s: [entry["layers"][m].get(s, {}).get("L4", {}).get("rate", np.nan) for m in models]
         for s in entry["scorers"]
     }
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(1.0 * len(models) + 3.0, 3.6))
     ax = fig.subplots()
     _bars(ax, models, series)
@@ -58,6 +58,8 @@ def rid_figure(entry: Mapping[str, Any], path: Path) -> Path:
         arm: [rows[m][arm] / rows[m]["n"] if rows[m]["n"] else np.nan for m in models]
         for arm in ("standard", "rid")
     }
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(1.0 * len(models) + 3.0, 3.6))
     ax = fig.subplots()
     _bars(ax, models, series)
@@ -75,6 +77,8 @@ def write_experiment_a_figures(entry: dict[str, Any] | None, folder: Path) -> di
         return {}
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
+    import matplotlib as mpl
+
     with mpl.rc_context(_RC):  # type: ignore[arg-type]
         out["experiment_a_scorers"] = scorer_figure(entry, folder / "experiment_a_scorers.png")
         if entry.get("rid", {}).get("models"):

@@ -10,9 +10,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-import matplotlib as mpl
-from matplotlib.figure import Figure
-
 from causalverify.analysis import IntervalSettings, repair_summary
 from causalverify.models.pricing import format_cost
 from causalverify.records import CellRecord, RunMeta, Summary
@@ -119,6 +116,9 @@ def write_repair_figures(summary: Summary, folder: Path) -> dict[str, Path]:
     if not repair:
         return {}
     folder.mkdir(parents=True, exist_ok=True)
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
     with mpl.rc_context(_RC):  # type: ignore[arg-type]
         fig = Figure(figsize=(9.0, 4.0))
         panels = fig.subplots(1, 2, sharey=True)

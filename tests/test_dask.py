@@ -45,6 +45,16 @@ def local_run(
     return config, [stable_view(r) for r in reference_panel.records]
 
 
+#: the agents of the run that loses a worker: textbook (correct), naive (wrong), fragile (its
+#: scripts fail, a package is missing, ...) and mute (prints no estimate)
+KILLED_RUN_AGENTS = (
+    "reference/textbook",
+    "reference/naive",
+    "reference/fragile",
+    "reference/mute",
+)
+
+
 def _cells(out: Path) -> list[dict[str, Any]]:
     with RunStore.open(out) as store:
         return [stable_view(r) for r in store.iter_cells()]
@@ -53,13 +63,15 @@ def _cells(out: Path) -> list[dict[str, Any]]:
 def test_a_dask_run_with_a_worker_killed_mid_run_equals_a_local_run(
     local_run: tuple[RunConfig, list[dict[str, Any]]],
 ) -> None:
-    """The whole panel (64 cells, R and Python) on a cluster at a scheduler's address, one of
-    whose two workers is killed mid-run, stores exactly what the local run stores: the cells
-    run on the workers equal local ones, and the killed worker's scripts go elsewhere, no cell
-    lost."""
+    """Half the panel (four agents whose cells end correct, wrong, failed and without an
+    estimate; 32 cells, R and Python, every family) on a cluster at a scheduler's address, one of
+    whose two workers is killed mid-run, stores exactly what the local run stores: the cells run
+    on the workers equal local ones, and the killed worker's scripts go elsewhere, no cell lost."""
     from distributed import LocalCluster
 
-    config, expected = local_run
+    config, panel = local_run
+    expected = [v for v in panel if v["key"]["model"] in KILLED_RUN_AGENTS]
+    assert len({v["status"] for v in expected}) >= 3, {v["status"] for v in expected}
     with LocalCluster(
         n_workers=2,
         threads_per_worker=1,
@@ -83,10 +95,11 @@ def test_a_dask_run_with_a_worker_killed_mid_run_equals_a_local_run(
             out_dir=config.out_dir.parent / "dask-killed",
             executor="dask",
             scheduler=cluster.scheduler_address,
+            models=KILLED_RUN_AGENTS,
         )
         summary = run_benchmark(dask, progress=progress)
     assert killed.is_set()
-    assert summary.computed == len(expected) == 64
+    assert summary.computed == len(expected) == 32
     assert _cells(dask.out_dir) == expected
     with RunStore.open(dask.out_dir) as store:
         policy = store.meta()["sandbox_policy"]["policy"]

@@ -47,9 +47,16 @@ run: setup
 	@echo "reports: $(RUN_DIR)/report/index.html (single shot) and $(REPAIR_DIR)/report/index.html (repair mode); single shot against repair, cell by cell: $(REPAIR_DIR)/diff.txt"
 
 # lint and the type check run beside the tests (they take one core for half a minute, which the
-# tests leave idle while they wait on wall-clock limits); each line is printed whole
+# tests leave idle while they wait on wall-clock limits); their output follows the tests', and
+# either failing fails the target
 test: setup test-system
-	@$(MAKE) --no-print-directory -j3 --output-sync=line lint typecheck unit
+	@checks=$$(mktemp); \
+	$(MAKE) --no-print-directory --keep-going lint typecheck > $$checks 2>&1 & pid=$$!; \
+	$(MAKE) --no-print-directory unit; tests=$$?; \
+	wait $$pid; checked=$$?; \
+	cat $$checks; rm -f $$checks; \
+	[ $$checked -eq 0 ] || echo "make test: lint or the type check failed (above)"; \
+	[ $$tests -eq 0 ] && [ $$checked -eq 0 ]
 
 lint:
 	$(BIN)/ruff check src tests benchmarks

@@ -70,13 +70,17 @@ typecheck:
 # waiting on wall-clock limits, sleeping cells and servers, which the extra worker fills (on two
 # cores: 7 min 34 s with three workers, 8 min 2 s with two); TEST_WORKERS=0 runs in one process
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+# The tests write byte-code caches (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE
+# is set: otherwise every worker, command-line run and scoring process the tests start compiles
+# the package and the assertion-rewritten tests again (about 3 s of CPU per pytest process).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest
 unit:
-	$(BIN)/pytest -n $(TEST_WORKERS) --durations=10
+	$(PYTEST) -n $(TEST_WORKERS) --durations=10
 
 # The inner loop: the tests not marked slow (no reference-panel runs, Dask, browser, kill -9 or
 # unprivileged reruns), on what `make setup` installed. `make test` still runs everything.
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
+	$(PYTEST) -n $(TEST_WORKERS) -m "not slow"
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache .hypothesis

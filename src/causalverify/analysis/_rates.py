@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from causalverify.analysis._clustered import IntervalSettings, Rate, clustered_rate
+from causalverify.analysis._clustered import IntervalSettings, Rate, clustered_rate, wilson_bounds
 from causalverify.analysis._frame import LAYERS
 
 
@@ -52,16 +52,7 @@ def wilson_interval(k: int, n: int, *, confidence: float = 0.95) -> tuple[float,
     """
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    if n == 0:
-        return (math.nan, math.nan)
-    from scipy import stats
-
-    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return wilson_bounds(k, n, confidence=confidence)
 
 
 def proportion(k: int, n: int) -> Proportion:

@@ -38,6 +38,13 @@ _RC: Final[dict[str, Any]] = {
 }
 
 
+def new_figure(figsize: tuple[float, float]) -> Figure:
+    """A matplotlib figure of ``figsize`` inches (matplotlib is imported on first use only)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize)
+
+
 def _save(fig: Figure, path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -77,9 +84,7 @@ def _plus_rate(by_layer: Mapping[str, RateDetail] | None) -> float | None:
 def cascade(summary: Summary, path: Path) -> Path:
     """Grouped bars of L1 → L2a → L2b → L2b+ rates per unit, best L2b+ first."""
     units = _units_by_plus(summary)
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(max(5.0, 1.1 * len(units) + 2), 3.6))
+    fig = new_figure((max(5.0, 1.1 * len(units) + 2), 3.6))
     ax = fig.add_subplot()
     width = 0.8 / len(LAYER_LABELS)
     x = np.arange(len(units))
@@ -100,9 +105,7 @@ def tolerance_sweep(summary: Summary, path: Path) -> Path:
     """L2b+ rate per unit as the relative-error tolerance varies."""
     detail = summary.tolerance_sweep_detail
     tolerances = sorted(detail, key=float)
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(5.5, 3.6))
+    fig = new_figure((5.5, 3.6))
     ax = fig.add_subplot()
     for unit in _units_by_plus(summary):
         ys = [_rate(detail[t].rates.get(unit)) for t in tolerances]
@@ -124,9 +127,7 @@ _CDF_LEFT = 3e-5
 def rel_error_cdf(summary: Summary, cells: pd.DataFrame, path: Path) -> Path:
     """Empirical CDF of the relative error of executed cells, per unit (log scale)."""
     usable = cells[(cells["L2b"] == 1) & (cells["unscoreable"] == 0) & cells["rel_error"].notna()]
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(5.5, 3.6))
+    fig = new_figure((5.5, 3.6))
     ax = fig.add_subplot()
     for unit in _units_by_plus(summary):
         errs = np.sort(usable.loc[usable["unit"] == unit, "rel_error"].to_numpy(dtype=float))
@@ -158,9 +159,7 @@ def family_heatmap(summary: Summary, path: Path) -> Path:
     grid = np.array(
         [[_rate(_plus_rate(by_family.get(u, {}).get(f))) for f in families] for u in units]
     )
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(1.3 * len(families) + 3, 0.45 * len(units) + 1.6))
+    fig = new_figure((1.3 * len(families) + 3, 0.45 * len(units) + 1.6))
     ax = fig.add_subplot()
     image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
     for (i, j), value in np.ndenumerate(grid):
@@ -188,9 +187,7 @@ def rank_points(summary: Summary) -> dict[tuple[float, float], list[str]]:
 def rank_agreement(summary: Summary, path: Path) -> Path:
     """Each unit's L2b rank against its L2b+ rank; the diagonal is perfect agreement."""
     n = len(_units_by_plus(summary))
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(4.6, 4.2))
+    fig = new_figure((4.6, 4.2))
     ax = fig.add_subplot()
     ax.plot([0.5, n + 0.5], [0.5, n + 0.5], color="grey", linestyle=":", linewidth=1)
     for (x, y), together in rank_points(summary).items():

@@ -14,7 +14,7 @@ import numpy as np
 
 from causalverify.calibration import load_calibration, summarize_calibration
 from causalverify.records import Summary
-from causalverify.report._figures import _RC, _save, wrap_name
+from causalverify.report._figures import _RC, _save, new_figure, wrap_name
 from causalverify.report._tables import Table, num, pct
 
 CAPTION: Final[str] = (
@@ -113,9 +113,8 @@ def reliability_figure(calibration: Mapping[str, Any], protocol: str, path: Path
     block = calibration["protocols"][protocol]
     models = {m: block["models"][m] for m in block.get("model_order", sorted(block["models"]))}
     import matplotlib as mpl
-    from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(4.0 * len(kinds) + 2.2, 4.0))
+    fig = new_figure((4.0 * len(kinds) + 2.2, 4.0))
     axes = fig.subplots(1, len(kinds), sharey=True)
     for ax, kind in zip(np.atleast_1d(axes), kinds, strict=True):
         ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from causalverify.papers.summary import experiment_a_summary
-from causalverify.report._figures import _RC, _save, wrap_name
+from causalverify.report._figures import _RC, _save, new_figure, wrap_name
 
 
 def experiment_a_entry(run_dir: Path, cells: pd.DataFrame | None) -> dict[str, Any] | None:
@@ -39,9 +39,7 @@ def scorer_figure(entry: Mapping[str, Any], path: Path) -> Path:
         s: [entry["layers"][m].get(s, {}).get("L4", {}).get("rate", np.nan) for m in models]
         for s in entry["scorers"]
     }
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(1.0 * len(models) + 3.0, 3.6))
+    fig = new_figure((1.0 * len(models) + 3.0, 3.6))
     ax = fig.subplots()
     _bars(ax, models, series)
     ax.set_ylabel("L4 (direction agreement)")
@@ -58,9 +56,7 @@ def rid_figure(entry: Mapping[str, Any], path: Path) -> Path:
         arm: [rows[m][arm] / rows[m]["n"] if rows[m]["n"] else np.nan for m in models]
         for arm in ("standard", "rid")
     }
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(1.0 * len(models) + 3.0, 3.6))
+    fig = new_figure((1.0 * len(models) + 3.0, 3.6))
     ax = fig.subplots()
     _bars(ax, models, series)
     for i, m in enumerate(models):

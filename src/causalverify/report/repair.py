@@ -13,7 +13,7 @@ from typing import Any, Final
 from causalverify.analysis import IntervalSettings, repair_summary
 from causalverify.models.pricing import format_cost
 from causalverify.records import CellRecord, RunMeta, Summary
-from causalverify.report._figures import _RC, _save, wrap_name
+from causalverify.report._figures import _RC, _save, new_figure, wrap_name
 from causalverify.report._tables import Table, num, pct
 
 CAPTION: Final[str] = (
@@ -117,10 +117,9 @@ def write_repair_figures(summary: Summary, folder: Path) -> dict[str, Path]:
         return {}
     folder.mkdir(parents=True, exist_ok=True)
     import matplotlib as mpl
-    from matplotlib.figure import Figure
 
     with mpl.rc_context(_RC):  # type: ignore[arg-type]
-        fig = Figure(figsize=(9.0, 4.0))
+        fig = new_figure((9.0, 4.0))
         panels = fig.subplots(1, 2, sharey=True)
         colours = mpl.colormaps["tab10"]
         for ax, key, label in (

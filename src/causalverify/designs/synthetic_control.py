@@ -299,7 +299,7 @@ est = float(fit.att)
 
 _R_SYNTH_EST = """\
 # Non-negative weights summing to one that track the adopting unit before adoption
-# (least squares on the pre-adoption periods, projected gradient onto the simplex)
+# (least squares on the pre-adoption periods over the simplex, solved exactly by an active set)
 y <- tapply(df$y, list(df$period, df$unit_id), mean)
 unit <- as.character(df$unit_id[df$treated_unit == 1][1])
 after <- tapply(df$post, df$period, function(v) v[1]) == 1
@@ -307,17 +307,40 @@ target <- y[, unit]
 others <- y[, colnames(y) != unit, drop = FALSE]
 x0 <- others[!after, , drop = FALSE]
 y0 <- target[!after]
-project <- function(v) {
-  u <- sort(v, decreasing = TRUE)
-  css <- cumsum(u)
-  k <- max(which(u - (css - 1) / seq_along(u) > 0))
-  pmax(v - (css[k] - 1) / k, 0)
+simplex_weights <- function(x, y, tol = 1e-12) {
+  n <- ncol(x)
+  gram <- crossprod(x)
+  lin <- drop(crossprod(x, y))
+  w <- numeric(n)
+  support <- which.min(colSums((x - y)^2))  # start from the best single unit
+  w[support] <- 1
+  for (iter in seq_len(50 * n)) {
+    # least squares on the support with the weights summing to one
+    k <- length(support)
+    kkt <- rbind(cbind(gram[support, support, drop = FALSE], 1), c(rep(1, k), 0))
+    goal <- numeric(n)
+    goal[support] <- qr.solve(kkt, c(lin[support], 1))[seq_len(k)]
+    if (all(goal[support] >= -tol)) {
+      w <- pmax(goal, 0) / sum(pmax(goal, 0))
+      grad <- drop(gram %*% w) - lin
+      reduced <- grad - sum(w * grad)
+      outside <- setdiff(seq_len(n), support)
+      # done when no unit outside the support can lower the fit
+      if (!length(outside) || min(reduced[outside]) >= -tol * max(1, abs(gram))) return(w)
+      support <- c(support, outside[which.min(reduced[outside])])
+    } else {
+      # walk towards the support's solution until the first weight reaches zero
+      d <- goal - w
+      leaving <- support[d[support] < 0 & goal[support] < 0]
+      ratio <- w[leaving] / -d[leaving]
+      w <- w + min(ratio) * d
+      w[leaving[which.min(ratio)]] <- 0
+      support <- support[w[support] > tol]
+    }
+  }
+  stop("the synthetic-control weights did not converge")
 }
-step <- 1 / max(eigen(crossprod(x0), only.values = TRUE)$values)
-weights <- rep(1 / ncol(x0), ncol(x0))
-for (i in 1:20000) {
-  weights <- project(weights - step * drop(crossprod(x0, x0 %*% weights - y0)))
-}
+weights <- simplex_weights(x0, y0)
 gap <- target[after] - drop(others[after, , drop = FALSE] %*% weights)
 est <- mean(gap)
 """

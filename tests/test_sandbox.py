@@ -111,6 +111,34 @@ def test_r_parse_check_runs_real_parser(sandbox: Sandbox) -> None:
     assert not check_parses(evil, "r", sandbox).ok
 
 
+#: what an R script sees of its session: the attached packages and whether the fit log's hook
+#: (which replaces ``lm``) is there
+_R_SESSION = 'cat(search(), environmentName(environment(lm)), sep = "\\n")\n'
+
+
+@pytest.mark.r_only
+@needs_r
+@pytest.mark.parametrize("unsafe", [False, True], ids=["sandboxed", "unsafe"])
+def test_bare_r_has_only_base_and_no_hook(unsafe: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the parse check's R: base only and no fit log; a model's script keeps R's default packages
+    # and the hook
+    if unsafe:
+        monkeypatch.setenv("CAUSALVERIFY_ALLOW_UNSAFE", "1")
+    box = get_sandbox(unsafe=unsafe, warm=False)
+    bare = box.run("cat(search(), sep = '\\n')\n", "r", {}, SMALL, bare=True)
+    assert bare.status == "ok", bare.stderr
+    assert bare.stdout.split() == [".GlobalEnv", "Autoloads", "package:base"]
+    assert bare.outputs == []  # no output-provenance hook either
+    full = box.run(_R_SESSION, "r", {}, SMALL)
+    assert full.status == "ok", full.stderr
+    assert {"package:stats", "package:utils", "package:methods"} <= set(full.stdout.split())
+    assert full.stdout.split()[-1] != "stats", "lm is not the fit log's wrapper"
+    assert [o.function for o in full.outputs] == ["cat"]
+    # a parse check goes bare: it still tells good code from bad
+    assert check_parses("fit <- lm(y ~ x, data = d)\n", "r", box).ok
+    assert not check_parses("fit <- lm(y ~ x, data = d\n", "r", box).ok
+
+
 def test_unsafe_mode_needs_two_opt_ins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CAUSALVERIFY_ALLOW_UNSAFE", raising=False)
     with pytest.raises(SandboxUnavailableError, match="CAUSALVERIFY_ALLOW_UNSAFE"):

@@ -24,5 +24,18 @@ class Sandbox(Protocol):
     """Runs a script with its files in a private scratch folder under resource limits."""
 
     def run(
-        self, code: str, language: Language, files: Files, limits: Limits | None = None
-    ) -> ExecResult: ...
+        self,
+        code: str,
+        language: Language,
+        files: Files,
+        limits: Limits | None = None,
+        *,
+        bare: bool = False,
+    ) -> ExecResult:
+        """Run ``code`` with ``files`` in its scratch folder under ``limits``.
+
+        ``bare`` is for the harness's own fixed R programs (the parse check): R starts with
+        the base package only and without the fit log, which saves most of R's start-up. It
+        changes nothing for Python.
+        """
+        ...

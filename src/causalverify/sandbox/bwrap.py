@@ -83,18 +83,27 @@ __all__ = [
 
 
 def script_command(
-    toolchain: Toolchain, language: Language, script: str, *, fit_log: bool = False
+    toolchain: Toolchain,
+    language: Language,
+    script: str,
+    *,
+    fit_log: bool = False,
+    bare: bool = False,
 ) -> list[str]:
     """How a script is started: ``Rscript --vanilla`` or the project's own Python interpreter.
 
     With ``fit_log`` R is started with ``--vanilla``'s flags except ``--no-site-file``, so that
     ``R_PROFILE`` loads the fit-log hook (and nothing else: the system site file is replaced).
+    ``bare`` R (the harness's own programs) is ``--vanilla`` with the base package only: no
+    hook, and none of the default packages, whose loading is most of R's start-up.
     """
     if language == "r":
         if toolchain.rscript is None:
             raise SandboxUnavailableError(
                 "Rscript not found: install R (make setup, or apt-get install r-base-core)"
             )
+        if bare:
+            return [toolchain.rscript, *fitlog.R_FLAGS_NO_HOOK, "--default-packages=base", script]
         flags = fitlog.R_FLAGS if fit_log else fitlog.R_FLAGS_NO_HOOK
         return [toolchain.rscript, *flags, script]
     return [toolchain.python, "-B", script]
@@ -234,7 +243,13 @@ class BwrapSandbox:
         return self.spec.rlimits(limits)
 
     def run(
-        self, code: str, language: Language, files: Files, limits: Limits | None = None
+        self,
+        code: str,
+        language: Language,
+        files: Files,
+        limits: Limits | None = None,
+        *,
+        bare: bool = False,
     ) -> ExecResult:
         """Run ``code`` in a fresh sandbox; see :class:`causalverify.sandbox.base.Sandbox`."""
         limits = limits or self.limits
@@ -244,20 +259,27 @@ class BwrapSandbox:
             result = self.warm.run(code, files, limits)
             if result is not None:
                 return with_runtime_install(result, code, language)
-        return self.run_cold(code, language, files, limits)
+        return self.run_cold(code, language, files, limits, bare=bare)
 
     def run_cold(
-        self, code: str, language: Language, files: Files, limits: Limits | None = None
+        self,
+        code: str,
+        language: Language,
+        files: Files,
+        limits: Limits | None = None,
+        *,
+        bare: bool = False,
     ) -> ExecResult:
         """Run ``code`` in a fresh sandbox of its own, never on the warm path."""
         limits = limits or self.limits
         spec = self.spec
+        hooked = spec.fit_log and not (bare and language == "r")
         command = script_command(
-            self.toolchain, language, spec.script_path(language), fit_log=spec.fit_log
+            self.toolchain, language, spec.script_path(language), fit_log=hooked, bare=bare
         )
         with ExitStack() as stack:
             fds: list[int] = []
-            log = os.pipe2(os.O_CLOEXEC) if spec.fit_log else None
+            log = os.pipe2(os.O_CLOEXEC) if hooked else None
             try:
                 if log is not None:
                     # the script's uid (a slot uid when we are root) must be able to reopen the

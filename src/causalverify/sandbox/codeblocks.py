@@ -247,7 +247,8 @@ def check_parses(code: str, language: Language, sandbox: Sandbox) -> ParseCheck:
 
     limits = Limits(wall_seconds=60.0, cpu_seconds=30.0, memory_mb=1024, max_output_bytes=100_000)
     source = code.encode("utf-8", "replace")  # a lone surrogate cannot be UTF-8
-    result = sandbox.run(_R_PARSE_CHECK, "r", {"code.R": source}, limits=limits)
+    # bare: parsing needs only base R, and the check is the harness's program, not a fit
+    result = sandbox.run(_R_PARSE_CHECK, "r", {"code.R": source}, limits=limits, bare=True)
     out = result.stdout
     if "CAUSALVERIFY_PARSE_OK" in out:
         return ParseCheck(ok=True)

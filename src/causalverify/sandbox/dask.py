@@ -31,10 +31,14 @@ __all__ = ["DaskSandbox", "run_on_worker", "worker_check"]
 
 
 def run_on_worker(
-    code: str, language: Language, files: dict[str, bytes], limits: Limits | None
+    code: str,
+    language: Language,
+    files: dict[str, bytes],
+    limits: Limits | None,
+    bare: bool = False,
 ) -> ExecResult:
     """Run one script in this worker's own sandbox (raises when it has none)."""
-    return get_sandbox().run(code, language, files, limits)
+    return get_sandbox().run(code, language, files, limits, bare=bare)
 
 
 def worker_check() -> dict[str, Any]:
@@ -156,7 +160,13 @@ class DaskSandbox:
         }
 
     def run(
-        self, code: str, language: Language, files: Files, limits: Limits | None = None
+        self,
+        code: str,
+        language: Language,
+        files: Files,
+        limits: Limits | None = None,
+        *,
+        bare: bool = False,
     ) -> ExecResult:
         """Run ``code`` on a worker; see :class:`causalverify.sandbox.base.Sandbox`."""
         payload = {
@@ -164,7 +174,7 @@ class DaskSandbox:
             for rel, content in files.items()
         }
         future = self.client.submit(
-            run_on_worker, code, language, payload, limits or self.limits, pure=False
+            run_on_worker, code, language, payload, limits or self.limits, bare, pure=False
         )
         result: ExecResult = future.result()
         return result

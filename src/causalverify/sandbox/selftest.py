@@ -385,11 +385,17 @@ class _OnePath:
         self.warm = sandbox.warm if path == "warm" else None
 
     def run(
-        self, code: str, language: Language, files: Files, limits: Limits | None = None
+        self,
+        code: str,
+        language: Language,
+        files: Files,
+        limits: Limits | None = None,
+        *,
+        bare: bool = False,
     ) -> ExecResult:
         limits = limits or self._box.limits
-        if self._path == "cold":
-            result: ExecResult = self._box.run_cold(code, language, files, limits)
+        if self._path == "cold" or (bare and language == "r"):
+            result: ExecResult = self._box.run_cold(code, language, files, limits, bare=bare)
             return result
         warm_result: ExecResult | None = self._box.warm.run(code, files, limits)
         return warm_result or unavailable("the script could not be handed to the warm interpreter")

@@ -51,7 +51,13 @@ class UnsafeSandbox:
         }
 
     def run(
-        self, code: str, language: Language, files: Files, limits: Limits | None = None
+        self,
+        code: str,
+        language: Language,
+        files: Files,
+        limits: Limits | None = None,
+        *,
+        bare: bool = False,
     ) -> ExecResult:
         """Run ``code`` with its files in a fresh temporary folder (no isolation)."""
         limits = limits or self.limits
@@ -68,8 +74,9 @@ class UnsafeSandbox:
             script = root / f".main.{'R' if language == 'r' else 'py'}"
             script.write_text(code, encoding="utf-8")
             env = {**sandbox_env(self.toolchain), "HOME": str(root), "TMPDIR": str(root)}
-            argv = script_command(self.toolchain, language, str(script), fit_log=self.fit_log)
-            if not self.fit_log:
+            hooked = self.fit_log and not (bare and language == "r")
+            argv = script_command(self.toolchain, language, str(script), fit_log=hooked, bare=bare)
+            if not hooked:
                 return with_runtime_install(
                     self._spawn(argv, root, env, limits, None), code, language
                 )

@@ -14,7 +14,8 @@ from causalverify.cli import main
 from causalverify.errors import SandboxUnavailableError
 from causalverify.families import Language
 from causalverify.sandbox import Limits, Sandbox, check_parses, environment_manifest, get_sandbox
-from causalverify.sandbox._classify import missing_package
+from causalverify.sandbox._classify import RunFacts, missing_package, to_result
+from causalverify.sandbox._process import Outcome
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
@@ -84,6 +85,35 @@ def test_missing_package_patterns() -> None:
     assert missing_package("there is no package called 'did'") == "did"
     assert missing_package("ModuleNotFoundError: No module named 'csdid.att_gt'") == "csdid"
     assert missing_package("Error: object 'x' not found") is None
+
+
+def _killed(cpu: float, *, limit: float = 1.0, code: int | None = None) -> str:
+    outcome = Outcome(
+        reason="exited",
+        exit_code=code,
+        term_signal=None if code is not None else 9,
+        stdout=b"",
+        stderr=b"",
+        stdout_truncated=False,
+        stderr_truncated=False,
+        side=b"",
+        side_truncated=False,
+        wall_seconds=2.2,
+        cpu_seconds=cpu,
+        peak_memory_mb=None,
+    )
+    facts = RunFacts(limits=Limits(cpu_seconds=limit), sandboxed=True, signal_in_exit_code=True)
+    return to_result(outcome, facts).status
+
+
+def test_a_kill_near_the_cpu_limit_is_the_cpu_limit() -> None:
+    # the kernel counts CPU for RLIMIT_CPU in whole ticks: on a loaded machine it killed a 1 s
+    # loop that wait4 then reported at 0.895 s (bwrap passes the signal on as 128 + 9)
+    assert _killed(0.895, code=137) == "cpu_limit"
+    assert _killed(0.6) == "cpu_limit"
+    assert _killed(0.6, limit=0.3) == "cpu_limit"  # the kernel's limit is a whole second
+    assert _killed(14.0, limit=30) == "killed"  # far from the limit: not the limit's kill
+    assert _killed(0.1, code=137) == "killed"
 
 
 @pytest.mark.parametrize("language", [pytest.param("r", marks=needs_r), "python"])

@@ -139,12 +139,18 @@ class CellSpec:
         # this run: as root the uid is this run's own slot uid; otherwise the count is per user
         # namespace
         return {
-            "RLIMIT_CPU": max(1, int(limits.cpu_seconds + 0.999)),
+            "RLIMIT_CPU": cpu_rlimit(limits),
             "RLIMIT_AS": limits.memory_mb * MB,
             "RLIMIT_FSIZE": self.tmpfs_bytes,
             "RLIMIT_NPROC": limits.max_processes,
             **dict(self.fixed_rlimits),
         }
+
+
+def cpu_rlimit(limits: Limits) -> int:
+    """The CPU limit the kernel applies: ``RLIMIT_CPU`` counts whole seconds, at least one (a
+    budget rounds up unless it is within a millisecond of the second below)."""
+    return max(1, int(limits.cpu_seconds + 0.999))
 
 
 def sandbox_env(toolchain: Toolchain) -> dict[str, str]:

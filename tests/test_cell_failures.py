@@ -84,7 +84,8 @@ def test_a_closed_scorers_children_serve_the_next_scorer_and_end_at_exit(tmp_pat
     os.kill(child, signal.SIGKILL)
     _wait_gone(child)
     with BoundedScorer(ScoringBudget(memory_mb=1536)) as third:
-        assert third(cell()).status == "correct"
+        scored = third(cell())
+        assert scored.status == "correct", scored.status_reason
         assert third.pids() != [child]
     script = (
         "from causalverify.runner.budget import BoundedScorer\n"

@@ -69,11 +69,9 @@ def sandbox(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 #
 # ``make test`` spreads the tests over one pytest-xdist worker per CPU. A module's tests stay on
 # one worker, so its module-scoped fixtures (a warm interpreter, a built suite, a replayed
-# development set) are made once; the modules below hold long, independent tests, each of which
-# may go to any worker. (pytest-xdist's ``loadgroup`` marks have no effect under pytest 9, so the
-# unit of distribution is chosen here, from the test's id alone.)
+# development set, the unprivileged reruns) are made once. (pytest-xdist's ``loadgroup`` marks
+# have no effect under pytest 9, so the unit of distribution is chosen here, from the test's id.)
 
-SPREAD_MODULES = frozenset({"tests/test_sandbox_unprivileged.py"})
 #: the longest modules, longest first (``pytest --durations``): the workers take them first, so
 #: that neither ends the run alone with a long one. The first builds the reference panel's run,
 #: which the later ones that read it then find made.
@@ -104,8 +102,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class ByModule(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return nodeid if module in SPREAD_MODULES else module
+            return nodeid.split("::", 1)[0]
 
     return ByModule(config, log)
 

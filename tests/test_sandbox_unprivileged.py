@@ -10,12 +10,14 @@ bound back in). Nothing outside that namespace changes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,23 +68,49 @@ def _opening_script(needed: list[Path], staging: Path) -> list[str]:
     return lines
 
 
-@pytest.mark.skipif(
+needs_util_linux = pytest.mark.skipif(
     shutil.which("unshare") is None or shutil.which("setpriv") is None,
     reason="util-linux's unshare and setpriv are needed to drop to an unprivileged user",
 )
+
+
+@pytest.fixture(scope="module")
+def reruns() -> Iterator[dict[str, tuple[subprocess.Popen[bytes], Path]]]:
+    """The three reruns as ``nobody``, started together: they spend most of their time waiting
+    on wall-clock limits and sleeping cells, so the three overlap instead of each holding a test
+    worker in turn. Each test below waits for its own."""
+    with contextlib.ExitStack() as stack:
+        started = {}
+        for name in FILES:
+            # pytest's own temporary folders are private to root: fresh folders of the temp dir
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cv-nobody-")))
+            root.chmod(0o755)
+            work = root / "work"
+            work.mkdir()
+            os.chown(work, NOBODY, NOBODY)
+            started[name] = stack.enter_context(_start_as_nobody(root, work, name))
+        yield started
+
+
+@needs_util_linux
 @pytest.mark.parametrize("name", FILES)
-def test_attack_tests_hold_for_an_unprivileged_user(name: str) -> None:
-    # pytest's own temporary folders are private to root: work in fresh folders of the temp dir
-    with tempfile.TemporaryDirectory(prefix="cv-nobody-") as folder:
-        root = Path(folder)
-        root.chmod(0o755)
-        work = root / "work"
-        work.mkdir()
-        os.chown(work, NOBODY, NOBODY)
-        _run_as_nobody(root, work, name)
+def test_attack_tests_hold_for_an_unprivileged_user(
+    name: str, reruns: dict[str, tuple[subprocess.Popen[bytes], Path]]
+) -> None:
+    process, output = reruns[name]
+    process.wait(timeout=1800)
+    tail = output.read_text(errors="replace")[-4000:]
+    assert process.returncode == 0, tail
+    assert " passed" in tail and "failed" not in tail, tail
 
 
-def _run_as_nobody(root: Path, work: Path, name: str) -> None:
+@contextlib.contextmanager
+def _start_as_nobody(
+    root: Path, work: Path, name: str
+) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    """pytest on the test file ``name`` as ``nobody``, started, and the file that takes its
+    output (a file, not a pipe, so that a rerun never waits on a reader); ended on exit if it is
+    still running."""
     needed = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), REPO]
     lines = _opening_script(needed, root / "staging")
     env = {
@@ -109,16 +137,22 @@ def _run_as_nobody(root: Path, work: Path, name: str) -> None:
     ]
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
     inner = " && ".join([*lines, shlex.join([*drop, "env", "-i", *_env(env), *pytest_cmd])])
-    result = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "sh", "-c", inner],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    tail = (result.stdout + result.stderr)[-4000:]
-    assert result.returncode == 0, tail
-    assert " passed" in tail and "failed" not in tail, tail
+    output = root / "output.txt"
+    with (
+        output.open("wb") as sink,
+        subprocess.Popen(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c", inner],
+            cwd=work,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        ) as process,
+    ):
+        try:
+            yield process, output
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
 
 
 def _env(env: dict[str, str]) -> list[str]:

@@ -27,7 +27,7 @@ from causalverify.records import (
 )
 from causalverify.reference import write_response
 from causalverify.runner import RunConfig, default_stages, run_benchmark
-from causalverify.runner.budget import BoundedScorer, ScoringBudget
+from causalverify.runner.budget import BoundedScorer, ScoringBudget, _Child
 from causalverify.sandbox import check_parses
 from causalverify.scenarios import load_suite
 from causalverify.scoring import rescore
@@ -98,6 +98,20 @@ def test_a_closed_scorers_children_serve_the_next_scorer_and_end_at_exit(tmp_pat
     _wait_gone(int(out.stdout))
 
 
+def test_a_child_ended_while_idle_does_not_fail_the_next_cell() -> None:
+    # an idle child can be ended before its next cell (killed, or a spare whose exit was still
+    # under way when it was handed out): that cell goes to a fresh child; a child that dies on
+    # the cell itself is still the cell's harness_error (test_a_scorer_that_dies_on_the_cell_...)
+    with BoundedScorer(ScoringBudget(memory_mb=1538)) as scorer:
+        assert scorer(cell()).status == "correct"
+        (idle,) = scorer.pids()
+        os.kill(idle, signal.SIGKILL)  # no wait: the scorer finds out when it uses the child
+        scored = scorer(cell())
+        assert scored.status == "correct", scored.status_reason
+        (fresh,) = scorer.pids()
+        assert fresh != idle
+
+
 def _wait_gone(pid: int) -> None:
     deadline = time.monotonic() + 30
     while _alive(pid) and time.monotonic() < deadline:
@@ -138,13 +152,29 @@ def test_a_cell_past_the_memory_bound_is_recorded() -> None:
     assert "needed more than 1 MB" in record.status_reason
 
 
-def test_a_scorer_that_dies_gives_harness_error() -> None:
-    with BoundedScorer() as scorer:
-        scorer.start(1)
-        os.kill(scorer.pids()[0], signal.SIGKILL)
+@pytest.mark.parametrize("idle", [False, True], ids=["new child", "idle child"])
+def test_a_scorer_that_dies_on_the_cell_gives_harness_error(
+    idle: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every child is killed as the cell is sent to it: a new child's death is the cell's
+    # harness_error at once; an idle child's, after the one try on a fresh child (which dies too)
+    real = _Child.score
+    killed: list[int] = []
+
+    def kill_then_score(child: _Child, request: tuple[Any, ...], deadline: float) -> Any:
+        os.kill(child.pid, signal.SIGKILL)
+        child.process.wait()
+        killed.append(child.pid)
+        return real(child, request, deadline)
+
+    with BoundedScorer(ScoringBudget(memory_mb=1539)) as scorer:  # a bound no other test uses
+        if idle:
+            scorer.start(1)
+        monkeypatch.setattr(_Child, "score", kill_then_score)
         record = scorer(cell())
     assert record.status == "harness_error"
     assert record.status_reason == "scoring: the scoring process was killed by signal SIGKILL"
+    assert len(killed) == (2 if idle else 1) and len(set(killed)) == len(killed)
 
 
 def test_a_failed_execution_keeps_its_status_and_notes_the_bound() -> None:

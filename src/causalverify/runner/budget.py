@@ -10,7 +10,8 @@ bound; a child that fails in any other way gives ``harness_error`` with the exce
 goes on with the next cell, and a resume does not ask again (both statuses are final).
 
 Children are kept and reused (one per executor thread at most), so a cell pays for a pickle
-round trip, not for a new interpreter; a killed child is replaced on the next cell. Threads and
+round trip, not for a new interpreter; a killed child is replaced on the next cell, and a cell
+whose reused child turns out to have ended while it waited is scored by a fresh one. Threads and
 Dask workers are not a problem: the bound is a process the harness kills, not a signal. A scorer
 that is closed hands its idle children to the process's spares (at most one per CPU for each memory
 bound, ended at exit), so the next run or rescoring in the same process (a release's, a test's,
@@ -263,10 +264,21 @@ class BoundedScorer:
         unread = functools.partial(
             score_unread, record, profile=profile, tolerance=tolerance, extractor=extractor
         )
-        child = self._checkout()
+        request = (record, profile, tolerance, extractor)
+        child, idle = self._checkout()
         deadline = time.monotonic() + self.budget.seconds
         try:
-            answer = child.score((record, profile, tolerance, extractor), deadline)
+            try:
+                answer = child.score(request, deadline)
+            except _Died:
+                if not idle:
+                    raise
+                # a child that waited idle (here or among the spares) and was ended meanwhile,
+                # e.g. killed while its exit was still under way, when it looked alive: not the
+                # cell's doing, so the cell goes to a fresh child
+                child.kill()
+                child = _Child(self.budget.memory_mb)
+                answer = child.score(request, deadline)
         except _Died:
             reason = f"{SCORING_STAGE}: {child.died()}"
             child.kill()
@@ -305,13 +317,17 @@ class BoundedScorer:
         while len(self.pids()) < n:
             self._checkin(self._new_child())
 
-    def _checkout(self) -> _Child:
+    def _checkout(self) -> tuple[_Child, bool]:
+        """A child for one cell, and whether it had waited idle (else it was just started)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the scorer is closed")
             if self._idle:
-                return self._idle.pop()
-        return self._new_child()
+                return self._idle.pop(), True
+        spare = _SPARES.take(self.budget.memory_mb)
+        if spare is not None:
+            return spare, True
+        return _Child(self.budget.memory_mb), False
 
     def _new_child(self) -> _Child:
         """A spare of this process with the same memory bound, or a new child."""

@@ -394,7 +394,7 @@ class _OnePath:
         bare: bool = False,
     ) -> ExecResult:
         limits = limits or self._box.limits
-        if self._path == "cold" or (bare and language == "r"):
+        if self._path == "cold":
             result: ExecResult = self._box.run_cold(code, language, files, limits, bare=bare)
             return result
         warm_result: ExecResult | None = self._box.warm.run(code, files, limits)

@@ -315,7 +315,7 @@ class BoundedScorer:
     def start(self, n: int = 1) -> None:
         """Start children until ``n`` are idle (otherwise they start on first use)."""
         while len(self.pids()) < n:
-            self._checkin(self._new_child())
+            self._checkin(self._new_child()[0])
 
     def _checkout(self) -> tuple[_Child, bool]:
         """A child for one cell, and whether it had waited idle (else it was just started)."""
@@ -324,14 +324,15 @@ class BoundedScorer:
                 raise RuntimeError("the scorer is closed")
             if self._idle:
                 return self._idle.pop(), True
+        return self._new_child()
+
+    def _new_child(self) -> tuple[_Child, bool]:
+        """A spare of this process with the same memory bound (True: it waited idle), or a new
+        child (False)."""
         spare = _SPARES.take(self.budget.memory_mb)
         if spare is not None:
             return spare, True
         return _Child(self.budget.memory_mb), False
-
-    def _new_child(self) -> _Child:
-        """A spare of this process with the same memory bound, or a new child."""
-        return _SPARES.take(self.budget.memory_mb) or _Child(self.budget.memory_mb)
 
     def _checkin(self, child: _Child) -> None:
         with self._lock:

@@ -6,6 +6,7 @@ behaviour is checked against an independent in-process computation of what it sh
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from concurrent.futures import ThreadPoolExecutor
 from itertools import product
@@ -56,12 +57,18 @@ FRAGILE_IDS = {fault: next(f"f{i}" for i in range(100) if fragile_fault(f"f{i}")
 Key = tuple[str, str, str, Language, str]  # (source id, scenario id, agent, language, protocol)
 
 
-def _execute(key: Key, family: Family) -> Run:
+def _script(key: Key, family: Family) -> BatchJob:
+    """The agent's script for ``key`` with its CSV, as an untagged batch job."""
     source, scenario_id, agent, language, protocol = key
     scenario = reference_scenario(source, family, scenario_id)
     text = write_response(agent, scenario, language=language, protocol=protocol)  # type: ignore[arg-type]
     [(_, code)] = code_blocks(text)
-    return run_code(code, language, scenario.data_file, reference_csv(source))
+    return BatchJob("", code, scenario.data_file, reference_csv(source))
+
+
+def _execute(key: Key, family: Family) -> Run:
+    script = _script(key, family)
+    return run_code(script.code, key[3], script.data_file, script.csv)
 
 
 #: two batches of about 22 R scripts; each takes seconds unloaded, generous for two loaded cores
@@ -86,7 +93,7 @@ def runs() -> dict[Key, Run]:
         jobs[(REFERENCE_IDS[fam][0], FRAGILE_IDS[fault], "fragile", lang, "default")] = fam
     batched = {key: fam for key, fam in jobs.items() if key[3] == "r" and key[2] != "fragile"}
     tags = {key: f"j{n}" for n, key in enumerate(batched)}
-    r_jobs = [_batch_job(tags[key], key, fam) for key, fam in batched.items()]
+    r_jobs = [dataclasses.replace(_script(key, fam), tag=tags[key]) for key, fam in batched.items()]
     batches = [r_jobs[: len(r_jobs) // 2], r_jobs[len(r_jobs) // 2 :]]
     with ThreadPoolExecutor(max_workers=2) as pool:
         r_futures = [pool.submit(run_r_batch, batch, BATCH_LIMITS) for batch in batches]
@@ -96,14 +103,6 @@ def runs() -> dict[Key, Run]:
         out = {key: future.result() for key, future in futures.items()}
         by_tag = {tag: run for future in r_futures for tag, run in future.result().items()}
     return {**out, **{key: by_tag[tags[key]] for key in batched}}
-
-
-def _batch_job(tag: str, key: Key, family: Family) -> BatchJob:
-    source, scenario_id, agent, language, protocol = key
-    scenario = reference_scenario(source, family, scenario_id)
-    text = write_response(agent, scenario, language=language, protocol=protocol)  # type: ignore[arg-type]
-    [(_, code)] = code_blocks(text)
-    return BatchJob(tag, code, scenario.data_file, reference_csv(source))
 
 
 def _scenario(sid: str, family: Family) -> Scenario:

@@ -26,10 +26,14 @@ COMPETITORS = 6
 
 @pytest.fixture
 def busy_machine() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """COMPETITORS processes spinning on the CPU for as long as the test runs."""
-    procs = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(COMPETITORS)
-    ]
+    """COMPETITORS processes spinning on the CPU for as long as the test runs.
+
+    Each is a session of its own, as other programs on a busy machine are: the kernel shares the
+    CPU between sessions first (its automatic task groups), so spinners in the test's session
+    would compete with the test alone and leave the sandbox's probe, a session of its own, a
+    whole core."""
+    spin = [sys.executable, "-c", "while True: pass"]
+    procs = [subprocess.Popen(spin, start_new_session=True) for _ in range(COMPETITORS)]
     try:
         yield procs
     finally:

@@ -24,13 +24,13 @@ test-system:
 # resolving (`uv pip check` then confirms nothing is missing), downloading in parallel and
 # byte-compiling on every CPU: from a fresh clone, 21 s against 42 s for pip with compileall.
 UV := $(BIN)/uv pip
-UV_TO := --quiet --python $(BIN)/python --no-deps
+UV_ARGS := --quiet --python $(BIN)/python --no-deps
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet $$(grep '^uv==' requirements.lock)
-	$(UV) install $(UV_TO) --compile-bytecode -r requirements.lock
+	$(UV) install $(UV_ARGS) --compile-bytecode -r requirements.lock
 	$(UV) check --python $(BIN)/python
-	$(UV) install $(UV_TO) --no-build-isolation -e .
+	$(UV) install $(UV_ARGS) --no-build-isolation -e .
 	@touch $@
 
 # The main job, offline: build the default suite, put the reference panel through it in the
@@ -74,7 +74,8 @@ typecheck:
 
 # one pytest-xdist worker per CPU and one more: about a fifth of the suite's time is spent
 # waiting on wall-clock limits, sleeping cells and servers, which the extra worker fills (on two
-# cores: 7 min 34 s with three workers, 8 min 2 s with two); TEST_WORKERS=0 runs in one process
+# cores: 7 min 34 s with three workers, 8 min 2 s with two; a fourth was no faster, 6 min 39 s
+# against 6 min 28 s to 6 min 55 s with three, later); TEST_WORKERS=0 runs in one process
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # The tests write byte-code caches (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE
 # is set: otherwise every worker, command-line run and scoring process the tests start compiles

@@ -10,6 +10,8 @@ import os
 import shutil
 import sys
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +32,16 @@ pytestmark = [
 GUARD_SECONDS = 120
 
 
+def _sample(folder: Path) -> CausalVerifySandbox:
+    folder.mkdir()
+    return CausalVerifySandbox(folder)
+
+
 @pytest.fixture
-def box(tmp_path: Path) -> CausalVerifySandbox:
-    workspace = tmp_path / "scratch"
-    workspace.mkdir()
-    return CausalVerifySandbox(workspace)
+def box(tmp_path: Path) -> Iterator[CausalVerifySandbox]:
+    sample = _sample(tmp_path / "scratch")
+    yield sample
+    sample.close()
 
 
 def _run(box: CausalVerifySandbox, code: str) -> None:
@@ -75,6 +82,39 @@ def test_read_file_refuses_a_fifo_the_script_left(box: CausalVerifySandbox) -> N
             outcome = _unblocked(box, lambda n=name, t=text: box.read_file(n, text=t), "pipe")
             assert isinstance(outcome, PermissionError), outcome
             assert "FIFO" in str(outcome) and "regular file" in str(outcome)
+
+
+def test_a_sample_changes_what_it_wrote_while_other_samples_come_and_go(
+    box: CausalVerifySandbox, tmp_path: Path
+) -> None:
+    """Every command of a sample runs as the same user, whatever else runs meanwhile: here
+    another sample's command is running when this sample makes its files, and has ended when it
+    changes them. (As root each run takes a free uid; if a sample's commands did too, the second
+    would get another uid and could not write a file the first made with mode 0644.)"""
+    other = _sample(tmp_path / "other")
+    wait = (
+        "import os, time\nopen('started', 'w').close()\n"
+        "while not os.path.exists('release'):\n    time.sleep(0.05)\n"
+    )
+    waiting = threading.Thread(
+        target=lambda: asyncio.run(other.exec([sys.executable, "-c", wait])), daemon=True
+    )
+    waiting.start()
+    deadline = time.monotonic() + GUARD_SECONDS
+    while not (other.workspace / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (other.workspace / "started").exists(), "the other sample's command never started"
+    try:
+        _run(box, "import os; open('made.txt', 'w').write('one'); os.mkdir('sub')")
+    finally:
+        (other.workspace / "release").touch()
+        waiting.join(GUARD_SECONDS)
+        other.close()
+    asyncio.run(box.write_file("made.txt", "two"))
+    asyncio.run(box.write_file("sub/new.txt", "three"))
+    _run(box, "open('made.txt', 'a').write('+'); open('sub/new.txt', 'a').write('+')")
+    assert asyncio.run(box.read_file("made.txt")) == "two+"
+    assert asyncio.run(box.read_file("sub/new.txt")) == "three+"
 
 
 def test_write_file_refuses_a_fifo_the_script_left(box: CausalVerifySandbox) -> None:

@@ -1,11 +1,13 @@
 """``sandbox="causalverify"`` for any Inspect task: bubblewrap, as CausalVerify runs model code.
 
 Each sample gets a private host folder, bound at ``/scratch`` (the working directory) in a fresh
-bubblewrap sandbox for every command: no network, a read-only system, a private ``/tmp``, its own
-uid without capabilities, the system-call filter, CPU, memory, process and output limits, and a
-timeout that kills the whole process tree (the command is PID 1 of its namespace). Files are
-read and written by commands inside the sandbox too, so a symbolic link a command leaves in the
-folder can never make the harness touch a file of the host. The folder is deleted at cleanup.
+bubblewrap sandbox for every command: no network, a read-only system, a private ``/tmp``, the
+sample's own uid without capabilities (held from the sample's start to its cleanup, so that a
+command can change what the ones before it wrote, and no other sample or cell has that uid
+meanwhile), the system-call filter, CPU, memory, process and output limits, and a timeout that
+kills the whole process tree (the command is PID 1 of its namespace). Files are read and written
+by commands inside the sandbox too, so a symbolic link a command leaves in the folder can never
+make the harness touch a file of the host. The folder is deleted at cleanup.
 
 ``read_file`` and ``write_file`` touch regular files only, within a short time limit
 (:data:`FILE_SECONDS`): a FIFO, socket or device a command left behind (or a symbolic link in
@@ -20,6 +22,8 @@ import base64
 import binascii
 import shutil
 import tempfile
+import weakref
+from contextlib import ExitStack
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -70,6 +74,14 @@ class CausalVerifySandbox(SandboxEnvironment):
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
+        # every command and file operation on the folder runs as one user, held until close()
+        self._owner = ExitStack()
+        self._uid = self._owner.enter_context(_bwrap().workspace_owner())
+        self._release = weakref.finalize(self, self._owner.close)
+
+    def close(self) -> None:
+        """Give back the folder's uid (the folder itself is the caller's to delete)."""
+        self._release()
 
     @classmethod
     async def task_init(cls, task_name: str, config: Any) -> None:
@@ -93,6 +105,7 @@ class CausalVerifySandbox(SandboxEnvironment):
         for env in environments.values():
             if isinstance(env, CausalVerifySandbox):
                 shutil.rmtree(env.workspace, ignore_errors=True)
+                env.close()
 
     @classmethod
     async def task_cleanup(cls, task_name: str, config: Any, cleanup: bool) -> None:
@@ -127,6 +140,7 @@ class CausalVerifySandbox(SandboxEnvironment):
             env=env,
             cwd=cwd,
             limits=limits,
+            owner=self._uid,
         )
         if result.status == "sandbox_unavailable":
             raise SandboxUnavailableError(result.detail)
@@ -177,7 +191,12 @@ class CausalVerifySandbox(SandboxEnvironment):
         )
         argv = [box.toolchain.python, "-I", "-B", "-c", _FILE_TOOL, *args]
         result = await asyncio.to_thread(
-            box.run_command, argv, workspace=self.workspace, stdin=stdin, limits=limits
+            box.run_command,
+            argv,
+            workspace=self.workspace,
+            stdin=stdin,
+            limits=limits,
+            owner=self._uid,
         )
         if result.status == "sandbox_unavailable":
             raise SandboxUnavailableError(result.detail)

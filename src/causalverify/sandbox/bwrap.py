@@ -37,7 +37,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path, PurePosixPath
@@ -311,12 +311,18 @@ class BwrapSandbox:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         limits: Limits | None = None,
+        owner: int | None = None,
     ) -> ExecResult:
         """Run ``argv`` (e.g. ``["bash", "-c", "..."]``) in a fresh sandbox whose ``/scratch`` is
         the host folder ``workspace`` (kept between calls; the only writable place besides a
         private ``/tmp``). Every other protection is that of :meth:`run`: namespaces, uid, no
         capabilities, the system-call filter, the limits; the whole process tree dies at the
-        wall-clock limit. ``cwd`` is relative to ``/scratch``."""
+        wall-clock limit. ``cwd`` is relative to ``/scratch``.
+
+        ``owner`` is the workspace's uid from :meth:`workspace_owner`: every command on a kept
+        workspace must run as the same user, or a file one command made (mode 0644, say) is
+        not writable by the next. Without it (or without the slot policy) the command takes a
+        free uid of its own, as a cell does."""
         limits = limits or self.limits
         spec = self.spec
         workspace.chmod(0o777)  # the script's uid is not the harness's
@@ -330,8 +336,24 @@ class BwrapSandbox:
                 args += ["--chdir", str(PurePosixPath(spec.workdir) / check_relative(cwd))]
             stdin_fd = content_fd(stdin or b"", stack)
             return self._spawn(
-                spec, [*args, *SEAL], list(argv), fds, stack, limits=limits, stdin=stdin_fd
+                spec,
+                [*args, *SEAL],
+                list(argv),
+                fds,
+                stack,
+                limits=limits,
+                stdin=stdin_fd,
+                owner=owner,
             )
+
+    def workspace_owner(self) -> contextlib.AbstractContextManager[int | None]:
+        """The uid every :meth:`run_command` on one kept workspace runs as, held for the
+        ``with`` block: a slot uid of its own (no other run takes it meanwhile) with the slot
+        policy, None otherwise (a user namespace maps the script to the harness's user, which
+        owns the workspace anyway)."""
+        if self.spec.uid_policy != "slot":
+            return contextlib.nullcontext(None)
+        return _held_uid()
 
     def _spawn(
         self,
@@ -344,6 +366,7 @@ class BwrapSandbox:
         limits: Limits,
         stdin: int | None = None,
         log: tuple[int, int] | None = None,
+        owner: int | None = None,
     ) -> ExecResult:
         """Start bwrap with ``args`` (passing ``fds``) on ``command`` run as the script's uid,
         apply the limits while it waits, release and supervise it. ``log`` is the fit log's
@@ -358,7 +381,9 @@ class BwrapSandbox:
         proc: subprocess.Popen[bytes] | None = None
         child: int | None = None
         try:
-            slot = stack.enter_context(UidSlot()).uid if spec.uid_policy == "slot" else None
+            slot = None
+            if spec.uid_policy == "slot":
+                slot = owner if owner is not None else stack.enter_context(UidSlot()).uid
             command = [*script_user(spec, self._setpriv, slot), *command]
             info_r, info_w = os.pipe2(os.O_CLOEXEC)
             stack.callback(os.close, info_r)
@@ -420,6 +445,12 @@ class BwrapSandbox:
             side_cap=fitlog.MAX_BYTES,
         )
         return to_result(outcome, RunFacts(limits=limits, sandboxed=True, signal_in_exit_code=True))
+
+
+@contextlib.contextmanager
+def _held_uid() -> Iterator[int | None]:
+    with UidSlot() as slot:
+        yield slot.uid
 
 
 def _read_child_pid(fd: int) -> int | None:

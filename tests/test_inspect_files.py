@@ -117,6 +117,13 @@ def test_a_sample_changes_what_it_wrote_while_other_samples_come_and_go(
     assert asyncio.run(box.read_file("sub/new.txt")) == "three+"
 
 
+def test_a_command_runs_only_as_a_sandbox_uid(box: CausalVerifySandbox) -> None:
+    from causalverify.sandbox.bwrap import BwrapSandbox
+
+    with pytest.raises(ValueError, match="not a sandbox uid"):
+        BwrapSandbox().run_command(["true"], workspace=box.workspace, owner=0)
+
+
 def test_write_file_refuses_a_fifo_the_script_left(box: CausalVerifySandbox) -> None:
     _run(box, "import os; os.mkfifo('pipe')")
     outcome = _unblocked(box, lambda: box.write_file("pipe", "data"), "pipe")

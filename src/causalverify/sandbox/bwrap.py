@@ -49,7 +49,7 @@ from causalverify.sandbox._classify import RunFacts, to_result, unavailable
 from causalverify.sandbox._process import kill_quietly, supervise
 from causalverify.sandbox._seccomp import filter_program
 from causalverify.sandbox._toolchain import Toolchain, discover
-from causalverify.sandbox._uidslot import UidSlot
+from causalverify.sandbox._uidslot import BASE_UID, MAX_SLOTS, UidSlot
 from causalverify.sandbox.base import ExecResult, Files, Limits
 from causalverify.sandbox.packages import with_runtime_install
 from causalverify.sandbox.spec import (
@@ -323,6 +323,8 @@ class BwrapSandbox:
         workspace must run as the same user, or a file one command made (mode 0644, say) is
         not writable by the next. Without it (or without the slot policy) the command takes a
         free uid of its own, as a cell does."""
+        if owner is not None and not BASE_UID <= owner < BASE_UID + MAX_SLOTS:
+            raise ValueError(f"owner {owner} is not a sandbox uid from workspace_owner()")
         limits = limits or self.limits
         spec = self.spec
         workspace.chmod(0o777)  # the script's uid is not the harness's
